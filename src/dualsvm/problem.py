@@ -1,0 +1,181 @@
+"""The binary SVM dual problem, defined once for every solver.
+
+Primal, with labels y_i in {-1, +1} and per-sample costs C_i::
+
+    min_w  1/2 w'w + sum_i C_i loss(y_i (w'x_i + b))
+
+    hinge (L1-loss):          loss(m) = max(0, 1 - m)
+    squared hinge (L2-loss):  loss(m) = max(0, 1 - m)^2
+
+Dual (written as a minimisation, as LIBLINEAR does)::
+
+    min_a  f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   Q_ij = y_i y_j x_i'x_j
+                                           [and y'a = 0 for the exact bias]
+
+    hinge:          D_ii = 0,            U_i = C_i
+    squared hinge:  D_ii = 1/(2 C_i),    U_i = inf
+
+with w = sum_i y_i a_i x_i. The dual objective reported everywhere is the value
+of the maximisation form, D(a) = -f(a), so that D(a) <= P* <= P(w) and the
+duality gap P(w) - D(a) >= 0 certifies how far a model is from optimal.
+
+Bias modes:
+
+* ``none``: b = 0.
+* ``augmented``: x -> [x, B] (LIBLINEAR ``-B``, scikit-learn ``intercept_scaling``);
+  the bias weight w_d is regularised like the others and b = B w_d.
+* ``exact``: b is free (unregularised), which adds the constraint y'a = 0.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._rows import squared_norms
+
+LOSSES = ("hinge", "squared_hinge")
+BIAS_MODES = ("none", "augmented", "exact")
+
+
+@dataclass(eq=False)
+class DualProblem:
+    """A binary SVM problem with its dual parameters.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or scipy.sparse.csr_matrix
+        float64 training data; CSR with sorted indices.
+    y : ndarray of shape (n_samples,)
+        Labels in {-1.0, +1.0}.
+    C : ndarray of shape (n_samples,)
+        Per-sample cost C_i = C * class_weight[y_i] * sample_weight_i, all >= 0.
+    loss : {'hinge', 'squared_hinge'}
+    bias : {'none', 'augmented', 'exact'}
+    bias_scale : float
+        Value B of the augmented feature (used when ``bias='augmented'``).
+    """
+
+    X: object
+    y: np.ndarray
+    C: np.ndarray
+    loss: str = "squared_hinge"
+    bias: str = "augmented"
+    bias_scale: float = 1.0
+
+    def __post_init__(self):
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        if self.bias not in BIAS_MODES:
+            raise ValueError(f"bias must be one of {BIAS_MODES}, got {self.bias!r}")
+        n = self.X.shape[0]
+        if self.loss == "hinge":
+            self.diag = np.zeros(n)
+            self.upper_bound = self.C.astype(np.float64, copy=True)
+        else:
+            with np.errstate(divide="ignore"):
+                self.diag = 0.5 / self.C
+            self.upper_bound = np.full(n, np.inf)
+            # A zero-cost sample (zero sample weight) must not move: U_i = 0.
+            self.upper_bound[self.C == 0] = 0.0
+            self.diag[self.C == 0] = 0.0
+        self.rows = (self.X.data, self.X.indices, self.X.indptr) if sp.issparse(self.X) else self.X
+        # Q_ii + D_ii, the curvature of every coordinate.
+        self.q_diag = squared_norms(self.rows, n, self.augmented_value) + self.diag
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    @property
+    def augmented_value(self):
+        """B in compiled kernels: 0.0 unless the bias is an augmented feature."""
+        return float(self.bias_scale) if self.bias == "augmented" else 0.0
+
+    @property
+    def n_weights(self):
+        """Length of w: the features, plus one for the augmented bias."""
+        return self.n_features + (self.bias == "augmented")
+
+    def weights(self, alpha):
+        """w = sum_i y_i a_i x_i (with the augmented entry)."""
+        ya = self.y * alpha
+        w = np.empty(self.n_weights)
+        w[: self.n_features] = self.X.T @ ya
+        if self.bias == "augmented":
+            w[-1] = self.bias_scale * ya.sum()
+        return w
+
+    def decision(self, w):
+        """w'x_i for every training row (the augmented bias included)."""
+        out = self.X @ w[: self.n_features]
+        if self.bias == "augmented":
+            out += self.bias_scale * w[-1]
+        return out
+
+    def primal(self, w, intercept=0.0, decision=None):
+        """P(w, b) = 1/2 w'w + sum_i C_i loss(y_i (w'x_i + b))."""
+        if decision is None:
+            decision = self.decision(w)
+        slack = np.maximum(0.0, 1.0 - self.y * (decision + intercept))
+        if self.loss == "squared_hinge":
+            slack = slack * slack
+        return 0.5 * float(w @ w) + float(self.C @ slack)
+
+    def dual(self, alpha, w):
+        """D(a) = -1/2 w'w - 1/2 sum_i D_ii a_i^2 + sum_i a_i, with w = w(a)."""
+        return -0.5 * float(w @ w) - 0.5 * float(self.diag @ (alpha * alpha)) + float(alpha.sum())
+
+    def gradient(self, alpha, decision):
+        """G = grad f(a) = y * (X w) - 1 + D a, from decision = X w (no bias term)."""
+        return self.y * decision - 1.0 + self.diag * alpha
+
+    def evaluate(self, alpha, w):
+        """Certificate of a dual point: (primal, dual, relative gap, intercept).
+
+        The intercept is the KKT value of the exact bias (0 for the other modes,
+        where the bias is inside w). One product X w serves everything.
+        """
+        decision = self.decision(w)
+        intercept = 0.0
+        if self.bias == "exact":
+            intercept = self.intercept_from_dual(self.gradient(alpha, decision), alpha)
+        primal = self.primal(w, intercept, decision)
+        dual = self.dual(alpha, w)
+        return primal, dual, relative_gap(primal, dual), intercept
+
+    def intercept_from_dual(self, gradient, alpha):
+        """The exact bias b from the KKT conditions, given G = grad f(a).
+
+        For 0 < a_i < U_i, y_i (w'x_i + b) = 1 - D_ii a_i, so b = -y_i G_i; with no
+        such i, b is the midpoint of the interval the bounded variables allow.
+        """
+        score = -self.y * gradient
+        free = (alpha > 0) & (alpha < self.upper_bound)
+        if free.any():
+            return float(score[free].mean())
+        up, low = self.bias_sets(alpha)
+        lo = score[up].max() if up.any() else -np.inf
+        hi = score[low].min() if low.any() else np.inf
+        if np.isfinite(lo) and np.isfinite(hi):
+            return 0.5 * float(lo + hi)
+        return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+
+    def bias_sets(self, alpha):
+        """LIBSVM's I_up and I_low: where y_i a_i can still grow, and shrink.
+
+        At the optimum, max over I_up of -y_i G_i <= b <= min over I_low of it.
+        """
+        below = alpha < self.upper_bound
+        above = alpha > 0
+        positive = self.y > 0
+        return (positive & below) | (~positive & above), (positive & above) | (~positive & below)
+
+
+def relative_gap(primal, dual):
+    """(P - D) / |P|, guarded for P = 0."""
+    return (primal - dual) / max(abs(primal), np.finfo(float).tiny)

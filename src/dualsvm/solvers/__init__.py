@@ -1,0 +1,6 @@
+"""Solvers: compiled epoch kernels and the Python drivers around them."""
+
+from ._driver import Result, Stopping, run_epochs
+from .dcd import DualCD, PairCD
+
+__all__ = ["DualCD", "PairCD", "Result", "Stopping", "run_epochs"]
