@@ -68,7 +68,13 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         Called after every epoch with a dict (epoch, seconds, primal, dual, gap,
         violation, active_size); returning True stops training.
     verbose : int, default=0
-        0: silent; 1: a progress bar; 2: one trace line per epoch (on stderr).
+        0: silent; 1: a progress bar; 2: a trace line at epochs 1-10, 20, 30, ...,
+        100, 200, ... and the last; 3: a trace line for every epoch (on stderr).
+    monitor : bool or None, default=None
+        Compute the primal and dual objectives and the duality gap after every
+        epoch (one extra pass over the data each). None: only when ``verbose``,
+        ``callback`` or ``gap_tol`` needs them. The final model always carries
+        its exact certificate (``primal_``, ``dual_``, ``gap_``).
 
     Attributes
     ----------
@@ -85,7 +91,9 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         Why each binary problem stopped: 'converged', 'gap', 'max_iter',
         'time_limit', 'interrupted' or 'callback'.
     history_ : list of list of dict
-        Per binary problem, one record per epoch.
+        Per binary problem, one record per epoch: epoch, seconds, primal, dual,
+        gap (NaN where not monitored, except in the last record), violation
+        (the stopping rule's measure) and active_size.
     """
 
     _parameter_constraints = {
@@ -105,13 +113,14 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "callback": [callable, None],
         "verbose": ["verbose"],
+        "monitor": ["boolean", None],
     }
 
     def __init__(self, C=1.0, *, loss="squared_hinge", fit_intercept=True,
                  intercept_mode="augmented", intercept_scaling=1.0, tol=1e-4, gap_tol=None,
                  max_iter=1000, time_limit=None, shrinking=True, shuffle=True,
                  random_state=None, class_weight=None, warm_start=False, callback=None,
-                 verbose=0):
+                 verbose=0, monitor=None):
         self.C = C
         self.loss = loss
         self.fit_intercept = fit_intercept
@@ -128,6 +137,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.callback = callback
         self.verbose = verbose
+        self.monitor = monitor
 
     @property
     def bias_mode(self):
@@ -152,7 +162,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             order="C", accept_large_sparse=False)
+                             order="C")
         X = _canonical(X)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -169,6 +179,9 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        monitor = self.monitor
+        if monitor is None:
+            monitor = bool(self.verbose) or self.callback is not None or self.gap_tol is not None
         results = []
         for k, target in enumerate(targets):
             problem = DualProblem(X, np.where(y == target, 1.0, -1.0), cost, self.loss,
@@ -181,7 +194,8 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             label = f"class {target}: " if len(targets) > 1 else ""
             stopping = Stopping(max_iter=0 if interrupted else self.max_iter,
                                 gap_tol=self.gap_tol, deadline=deadline,
-                                callback=self.callback, verbose=self.verbose, label=label)
+                                callback=self.callback, verbose=self.verbose, label=label,
+                                monitor=monitor)
             result = run_epochs(solver, problem, stopping)
             if interrupted:
                 result.status = "interrupted"

@@ -32,7 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._rows import squared_norms
+from numba import njit
+
+from ._rows import row_dot, squared_norms
 
 LOSSES = ("hinge", "squared_hinge")
 BIAS_MODES = ("none", "augmented", "exact")
@@ -112,10 +114,7 @@ class DualProblem:
 
     def decision(self, w):
         """w'x_i for every training row (the augmented bias included)."""
-        out = self.X @ w[: self.n_features]
-        if self.bias == "augmented":
-            out += self.bias_scale * w[-1]
-        return out
+        return _decisions(self.rows, self.n_samples, w, self.augmented_value)
 
     def primal(self, w, intercept=0.0, decision=None):
         """P(w, b) = 1/2 w'w + sum_i C_i loss(y_i (w'x_i + b))."""
@@ -174,6 +173,15 @@ class DualProblem:
         above = alpha > 0
         positive = self.y > 0
         return (positive & below) | (~positive & above), (positive & above) | (~positive & below)
+
+
+@njit(cache=True, nogil=True)
+def _decisions(rows, n, w, bias):
+    # The kernels' own row products, so dense and CSR data give identical sums.
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = row_dot(rows, i, w, bias)
+    return out
 
 
 def relative_gap(primal, dual):

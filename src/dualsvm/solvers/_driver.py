@@ -26,6 +26,7 @@ class Stopping:
     callback: object = None
     verbose: int = 0
     label: str = ""
+    monitor: bool = True  # primal, dual and gap after every epoch (one pass over the data)
 
 
 @dataclass
@@ -44,7 +45,8 @@ class Result:
 
 
 class _Trace:
-    """verbose=1: a tqdm bar over epochs; verbose>=2: one line per epoch."""
+    """verbose=1: a tqdm bar over epochs; 2: trace lines at epochs 1-10, 20, 30, ..,
+    100, 200, ... and the last; 3: a line for every epoch."""
 
     def __init__(self, verbose, max_iter, label):
         self.verbose = verbose
@@ -57,19 +59,26 @@ class _Trace:
             print(f"{label}{'epoch':>6} {'seconds':>9} {'primal':>15} {'dual':>15} "
                   f"{'rel.gap':>9} {'violation':>10} {'active':>8}", file=sys.stderr)
 
-    def update(self, r):
-        if self.bar is not None:
+    def update(self, r, force=False):
+        if self.bar is not None and not force:
             self.bar.set_postfix(gap=f"{r['gap']:.1e}", violation=f"{r['violation']:.1e}", refresh=False)
             self.bar.update(1)
-        elif self.verbose >= 2:
+        elif force or self.verbose >= 3 or (self.verbose == 2 and _on_log_grid(r["epoch"])):
             print(f"{r['epoch']:6d} {r['seconds']:9.3f} {r['primal']:15.8g} {r['dual']:15.8g} "
                   f"{r['gap']:9.2e} {r['violation']:10.3e} {r['active_size']:8d}", file=sys.stderr)
 
-    def close(self, status, n_iter):
+    def close(self, status, history):
         if self.bar is not None:
             self.bar.close()
+        if self.verbose == 2 and history and not _on_log_grid(history[-1]["epoch"]):
+            self.update(history[-1], force=True)
         if self.verbose:
-            print(f"stopped: {status} after {n_iter} epochs", file=sys.stderr)
+            print(f"stopped: {status} after {len(history)} epochs", file=sys.stderr)
+
+
+def _on_log_grid(epoch):
+    step = 10 ** max(0, len(str(epoch)) - 1)
+    return epoch % step == 0
 
 
 def run_epochs(solver, problem, stopping):
@@ -94,10 +103,13 @@ def run_epochs(solver, problem, stopping):
                 break
             converged = solver.epoch()
             n_iter += 1
-            primal, dual, gap, _ = problem.evaluate(solver.alpha, solver.w)
+            seconds = time.perf_counter() - start
+            primal = dual = gap = np.nan
+            if stopping.monitor:
+                primal, dual, gap, _ = problem.evaluate(solver.alpha, solver.w)
             record = {
                 "epoch": n_iter,
-                "seconds": time.perf_counter() - start,
+                "seconds": seconds,
                 "primal": primal,
                 "dual": dual,
                 "gap": gap,
@@ -109,7 +121,7 @@ def run_epochs(solver, problem, stopping):
             if converged:
                 status = "converged"
                 break
-            if stopping.gap_tol is not None and gap <= stopping.gap_tol:
+            if stopping.gap_tol is not None and gap <= stopping.gap_tol:  # NaN compares False
                 status = "gap"
                 break
             if stopping.callback is not None and stopping.callback(record):
@@ -118,5 +130,7 @@ def run_epochs(solver, problem, stopping):
     except KeyboardInterrupt:
         status = "interrupted"
     primal, dual, gap, intercept = problem.evaluate(solver.alpha, solver.w)
-    trace.close(status, n_iter)
+    if history:  # the last record always carries the certificate
+        history[-1].update(primal=primal, dual=dual, gap=gap)
+    trace.close(status, history)
     return Result(solver.alpha, solver.w, intercept, n_iter, status, primal, dual, gap, history)

@@ -40,14 +40,15 @@ class DualCD:
         self.state = new_state(random_state)
         self.alpha = _initial_alpha(problem, alpha)
         self.w = problem.weights(self.alpha)
-        self.index = np.arange(problem.n_samples, dtype=np.int64)
-        self.active_size = problem.n_samples
+        # Variables with U_i = 0 (zero sample weight) can never move.
+        self.index = np.flatnonzero(problem.upper_bound > 0).astype(np.int64)
+        self.n_movable = self.active_size = len(self.index)
         self.violation = np.inf
         self._pg_old = (np.inf, -np.inf)
 
     def epoch(self):
         p = self.problem
-        n = p.n_samples
+        n = self.n_movable
         self.active_size, pg_max, pg_min = dcd_epoch(
             p.rows, p.y, self.alpha, self.w, p.q_diag, p.diag, p.upper_bound,
             p.augmented_value, self.index, self.active_size, *self._pg_old,

@@ -1,0 +1,26 @@
+"""scikit-learn's estimator contract."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dualsvm import LinearSVC
+
+ESTIMATORS = [
+    LinearSVC(),
+    LinearSVC(loss="hinge", intercept_mode="exact"),
+    # solved tightly, fitting with sample weights equals repeating or removing rows
+    LinearSVC(tol=1e-10, max_iter=100_000, random_state=0),
+    LinearSVC(loss="hinge", intercept_mode="exact", tol=1e-10, max_iter=100_000),
+]
+
+
+def expected_failures(estimator):
+    if estimator.tol < 1e-8:
+        return {}
+    reason = "at the default tol the solutions of the two fits differ by about tol"
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
+def test_sklearn_estimator_contract(estimator, check):
+    check(estimator)
