@@ -111,6 +111,16 @@ def test_exact_bias_objective_equals_libsvm(load, name):
     assert abs(model.alpha_[0] @ np.where(y == model.classes_[1], 1, -1)) < 1e-8
 
 
+@pytest.mark.slow
+def test_exact_bias_objective_equals_libsvm_on_a9a(load):
+    X, y = load("a9a.bz2")  # LIBSVM takes about 4 minutes here
+    model = fit(X, y, loss="hinge", intercept_mode="exact", tol=1e-3, max_iter=100000)
+    w, b = libsvm_linear(X, y, eps=1e-3)
+    theirs = primal(X, y, w, loss="hinge", intercept=b)
+    assert model.primal_[0] <= theirs * (1 + 1e-5)
+    assert model.primal_[0] >= theirs * (1 - 1e-4)
+
+
 @pytest.mark.parametrize("loss", LOSSES)
 def test_exact_bias_kkt(load, loss):
     X, y = load("heart_scale")
@@ -261,9 +271,9 @@ def test_time_limit_returns_the_model_with_its_gap(load):
         model = LinearSVC(loss="hinge", tol=1e-12, max_iter=10**6, time_limit=0.3,
                           random_state=0).fit(X, y)
     assert model.status_ == ["time_limit"]
-    assert model.history_[0][-1]["seconds"] < 2.0
-    assert 0 <= model.gap_[0] < 0.05
-    assert model.score(X, y) > 0.8
+    assert model.n_iter_ >= 1 and model.history_[0][-1]["seconds"] < 0.3 + 1.0
+    assert 0 <= model.gap_[0] < 1 and model.history_[0][-1]["gap"] == model.gap_[0]
+    assert model.score(X, y) > 0.75
 
 
 def test_callback_sees_each_epoch_and_can_stop(load):
@@ -313,6 +323,18 @@ def test_non_finite_input_is_refused(load, value):
         LinearSVC().fit(X, y)
     with pytest.raises(ValueError, match="NaN|infinity"):
         LinearSVC().fit(sp.csr_matrix(X), y)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_empty_rows_are_handled(loss):
+    # an all-zero row has Q_ii = 0: hinge then sets a_i = C, as LIBLINEAR does
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 0.0], [-1.0, 0.5], [0.0, 0.0], [2.0, 1.0]]))
+    y = np.array([1, 1, -1, -1, 1])
+    model = fit(X, y, loss=loss, fit_intercept=False, tol=1e-8, max_iter=10000)
+    assert np.all(np.isfinite(model.coef_)) and model.status_ == ["converged"]
+    if loss == "hinge":
+        assert model.alpha_[0, 1] == model.alpha_[0, 3] == 1.0
+    assert model.gap_[0] < 1e-6
 
 
 def test_bad_inputs_have_clear_errors(load):

@@ -1,0 +1,32 @@
+"""A second process loads the compiled kernels from Numba's cache instead of compiling."""
+
+import json
+import subprocess
+import sys
+
+SCRIPT = """
+import json, sys
+from sklearn.datasets import load_svmlight_file
+from dualsvm import LinearSVC
+from dualsvm.solvers import _dcd_kernels
+X, y = load_svmlight_file(sys.argv[1])
+LinearSVC(tol=1e-2).fit(X, y)
+LinearSVC(tol=1e-2, intercept_mode="exact").fit(X, y)
+stats = {name: {"hits": sum(k.stats.cache_hits.values()), "misses": sum(k.stats.cache_misses.values())}
+         for name, k in (("dcd", _dcd_kernels.dcd_epoch), ("pair", _dcd_kernels.pair_epoch))}
+print(json.dumps(stats))
+"""
+
+
+def run(path):
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_second_process_uses_the_cache(data_dir):
+    run(data_dir / "heart_scale")  # fills the cache if this is the first run
+    stats = run(data_dir / "heart_scale")
+    for kernel in ("dcd", "pair"):
+        assert stats[kernel]["misses"] == 0, stats
+        assert stats[kernel]["hits"] >= 1, stats
