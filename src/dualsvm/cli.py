@@ -1,0 +1,539 @@
+"""The ``dualsvm`` command line: LIBLINEAR's train/predict, plus model conversion.
+
+::
+
+    dualsvm train [options] FILE [MODEL]       (LIBLINEAR's -s 1|3 -c -e -B -wi -v -q)
+    dualsvm predict [-q] TEST MODEL OUTPUT     (a dualsvm or a LIBLINEAR model file)
+    dualsvm export-liblinear MODEL OUT
+    dualsvm import-liblinear IN MODEL
+    dualsvm demo                               (train and evaluate on bundled data)
+
+Every error is one line on stderr (``dualsvm: error: ...``, or
+``dualsvm train: error: ...`` for usage) and a non-zero exit status: 2 for
+usage, 1 for bad data, models or files, 130 after Ctrl-C (training stops with
+the current model, which is still saved). Heavy modules are imported only by
+the command that needs them, to keep start-up short.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+
+PROG = "dualsvm"
+
+#: LIBLINEAR -s values this tool trains, with their loss.
+SOLVERS = {1: "squared_hinge", 3: "hinge"}
+_SOLVER_NAMES = "1 (L2-loss SVC, dual) and 3 (L1-loss SVC, dual)"
+
+
+class _UsageError(Exception):
+    def __init__(self, prog, message):
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class _Exit(Exception):
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors raised to main() instead of sys.exit."""
+
+    def error(self, message):
+        raise _UsageError(self.prog, " ".join(message.split()))
+
+    def exit(self, status=0, message=None):
+        if message:
+            sys.stderr.write(message)
+        raise _Exit(status)
+
+
+# ----------------------------------------------------------- argument types
+
+
+def _number(kind, name, low=None, low_open=False):
+    def convert(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be finite, got {text!r}")
+        if low is not None and (value <= low if low_open else value < low):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be {'>' if low_open else '>='} {low}, got {text!r}")
+        return value
+
+    return convert
+
+
+def _solver(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in SOLVERS:
+        raise argparse.ArgumentTypeError(
+            f"unsupported solver type {text!r}; dualsvm trains -s {_SOLVER_NAMES}")
+    return value
+
+
+def _weight_pair(values):
+    label, weight = values
+    try:
+        label_value = float(label)
+    except ValueError:
+        label_value = math.nan
+    if not math.isfinite(label_value):
+        raise argparse.ArgumentTypeError(f"-w{label}: the class label must be a number")
+    weight_value = _number(float, f"weight of class {label}", 0.0)(weight)
+    return label_value, weight_value
+
+
+def _expand_weights(argv):
+    """LIBLINEAR's ``-wLABEL WEIGHT`` tokens -> ``--weight LABEL WEIGHT``."""
+    if not argv or argv[0] != "train":
+        return argv
+    out = []
+    for position, token in enumerate(argv):
+        if token == "--":
+            return out + argv[position:]
+        match = re.fullmatch(r"-w(\S+)", token)
+        if match:
+            following = argv[position + 1] if position + 1 < len(argv) else ""
+            try:
+                float(following)
+            except ValueError:
+                raise _UsageError(f"{PROG} train", f"{token} needs a weight after it, "
+                                  f"e.g. {token} 2") from None
+            out.extend(["--weight", match.group(1)])
+        else:
+            out.append(token)
+    return out
+
+
+def _build_parser():
+    parser = _Parser(prog=PROG, allow_abbrev=False,
+                     description="Support Vector Machines trained in the dual.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"dualsvm {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    train = commands.add_parser(
+        "train", allow_abbrev=False, help="train a linear SVM (LIBLINEAR's train)",
+        description="Train a linear SVM on an svmlight/LIBSVM file, like LIBLINEAR's train.",
+        epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
+    train.add_argument("-s", dest="solver", type=_solver, default=1, metavar="TYPE",
+                       help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, dual")
+    train.add_argument("-c", dest="C", type=_number(float, "C", 0.0, True), default=1.0,
+                       help="cost C > 0 (default 1)")
+    train.add_argument("-e", dest="tol", type=_number(float, "epsilon", 0.0, True), default=0.1,
+                       help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
+    train.add_argument("-B", dest="bias", type=_number(float, "bias"), default=None,
+                       help="bias: B > 0 appends a feature of value B; -1 = no bias (default)")
+    train.add_argument("--weight", dest="weights", nargs=2, action="append", default=[],
+                       metavar=("LABEL", "WEIGHT"), help=argparse.SUPPRESS)
+    train.add_argument("-v", dest="folds", type=_number(int, "the number of folds", 2),
+                       metavar="N", help="N-fold cross validation; writes no model")
+    train.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    train.add_argument("--exact-bias", action="store_true",
+                       help="unregularised bias (the constraint y'a = 0); not with -B")
+    train.add_argument("--max-iter", type=_number(int, "max-iter", 1), default=1000,
+                       metavar="N", help="maximum number of epochs (default 1000)")
+    train.add_argument("--time-limit", type=_number(float, "time-limit", 0.0, True),
+                       metavar="SECONDS", help="stop training after this time, keeping the model")
+    train.add_argument("--gap-tol", type=_number(float, "gap-tol", 0.0, True), metavar="GAP",
+                       help="also stop once the relative duality gap is at most GAP")
+    train.add_argument("--seed", type=_number(int, "seed", 0), default=0,
+                       help="seed of the epoch order (default 0)")
+    train.add_argument("--no-shrinking", action="store_true", help="do not shrink")
+    train.add_argument("--cyclic", action="store_true",
+                       help="visit variables in order instead of a random permutation")
+    train.add_argument("--json", action="store_true",
+                       help="print a JSON summary on stdout (messages go to stderr)")
+    train.add_argument("--trace", metavar="FILE",
+                       help="write the per-epoch history as JSON lines")
+    train.add_argument("file", metavar="FILE", help="training data (svmlight/LIBSVM, .gz, .bz2)")
+    train.add_argument("model", metavar="MODEL", nargs="?",
+                       help="model file (default: FILE's basename + '.model')")
+    train.set_defaults(run=_train)
+
+    predict = commands.add_parser(
+        "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
+        description="Predict labels of an svmlight/LIBSVM file with a dualsvm or LIBLINEAR model.")
+    predict.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    predict.add_argument("test", metavar="TEST")
+    predict.add_argument("model", metavar="MODEL")
+    predict.add_argument("output", metavar="OUTPUT")
+    predict.set_defaults(run=_predict)
+
+    export = commands.add_parser("export-liblinear", allow_abbrev=False,
+                                 help="write a model as a LIBLINEAR text model")
+    export.add_argument("model", metavar="MODEL")
+    export.add_argument("out", metavar="OUT")
+    export.set_defaults(run=_export)
+
+    imp = commands.add_parser("import-liblinear", allow_abbrev=False,
+                              help="read a LIBLINEAR text model into a dualsvm model file")
+    imp.add_argument("source", metavar="IN")
+    imp.add_argument("model", metavar="MODEL")
+    imp.set_defaults(run=_import)
+
+    demo = commands.add_parser("demo", allow_abbrev=False,
+                               help="train and evaluate on the breast-cancer data (no download)")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+# ------------------------------------------------------------------- helpers
+
+
+class CommandError(Exception):
+    """A one-line error message for the user."""
+
+
+def _check_writable(path, what):
+    """Fail before the work, not after it, on an output path that cannot be written."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CommandError(f"cannot write {what} {path}: it is a directory")
+    if not os.path.isdir(directory):
+        raise CommandError(f"cannot write {what} {path}: no such directory {directory}")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise CommandError(f"cannot write {what} {path}: permission denied")
+
+
+def _write_error(path, what, error):
+    return CommandError(f"cannot write {what} {path}: {error.strerror or error}")
+
+
+def _label_json(label):
+    from .io import format_label
+
+    if isinstance(label, str):
+        return label
+    text = format_label(label)
+    try:
+        return int(text)
+    except ValueError:
+        return float(label)
+
+
+def _finite(x):
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _overall_status(statuses):
+    for status in ("interrupted", "time_limit", "max_iter", "callback", "gap"):
+        if status in statuses:
+            return status
+    return "converged"
+
+
+# --------------------------------------------------------------------- train
+
+
+def _train(args):
+    import warnings
+
+    import numpy as np
+
+    from .estimators import LinearSVC
+    from .io import read_svmlight, save_model
+
+    if args.exact_bias and args.bias is not None and args.bias >= 0:
+        raise _UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
+                          "has no augmented feature")
+    say = _Say(quiet=args.quiet, to_stderr=args.json)
+    model_path = None
+    if args.folds is None:
+        model_path = args.model or os.path.basename(args.file) + ".model"
+        _check_writable(model_path, "model file")
+    if args.trace:
+        _check_writable(args.trace, "trace file")
+
+    X, y = read_svmlight(args.file)
+    classes = np.unique(y)
+    if len(classes) < 2:
+        from .io import format_label
+
+        raise CommandError(f"{args.file}: all {len(y)} samples have the label "
+                           f"{format_label(classes[0])}; training needs at least two classes")
+    class_weight = None
+    if args.weights:
+        class_weight = {}
+        for pair in args.weights:
+            label, weight = _weight_pair(pair)
+            if label in classes:
+                class_weight[label] = weight
+            else:
+                say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
+        class_weight = class_weight or None
+
+    bias = -1.0 if args.bias is None else args.bias
+    estimator = LinearSVC(
+        C=args.C, loss=SOLVERS[args.solver], fit_intercept=args.exact_bias or bias > 0,
+        intercept_mode="exact" if args.exact_bias else "augmented",
+        intercept_scaling=bias if bias > 0 else 1.0, tol=args.tol, gap_tol=args.gap_tol,
+        max_iter=args.max_iter, time_limit=args.time_limit, shrinking=not args.no_shrinking,
+        shuffle=not args.cyclic, random_state=args.seed, class_weight=class_weight,
+        verbose=0 if args.quiet or args.folds else 2,
+        monitor=True if args.trace else None)
+    solver = "pair-dcd" if args.exact_bias else "dcd-l1" if args.solver == 3 else "dcd-l2"
+
+    if args.folds is not None:
+        return _cross_validate(args, estimator, X, y, solver, say)
+
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    seconds = time.perf_counter() - start
+    interrupted = "interrupted" in estimator.status_
+    for warning in caught:
+        if not interrupted:
+            say.warn(str(warning.message))
+    n_problems = len(estimator.status_)
+    for k in range(n_problems):
+        prefix = f"class {_label_json(estimator.classes_[k])}: " if n_problems > 1 else ""
+        status = estimator.status_[k]
+        say(f"{prefix}optimization finished, #iter = {len(estimator.history_[k])}, "
+            f"primal = {estimator.primal_[k]:.10g}, dual = {estimator.dual_[k]:.10g}, "
+            f"gap = {estimator.gap_[k]:.3e}"
+            + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
+    if interrupted:
+        print(f"{PROG}: training was interrupted; saving the current model to {model_path} "
+              f"(relative duality gap {max(estimator.gap_):.3g})", file=sys.stderr)
+    try:
+        save_model(estimator, model_path)
+    except OSError as e:
+        raise _write_error(model_path, "model file", e) from None
+    if args.trace:
+        _write_trace(args.trace, estimator)
+    if args.json:
+        print(json.dumps(_summary(args, estimator, X, solver, seconds, model_path)))
+    return 130 if interrupted else 0
+
+
+class _Say:
+    """Messages: stdout like LIBLINEAR, or stderr when stdout carries JSON."""
+
+    def __init__(self, quiet, to_stderr):
+        self.quiet = quiet
+        self.stream = sys.stderr if to_stderr else sys.stdout
+
+    def __call__(self, text):
+        if not self.quiet:
+            print(text, file=self.stream)
+
+    def warn(self, text):
+        if not self.quiet:
+            print(f"{PROG}: warning: {' '.join(text.split())}", file=sys.stderr)
+
+
+def _write_trace(path, estimator):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            for k, history in enumerate(estimator.history_):
+                label = (_label_json(estimator.classes_[k]) if len(estimator.history_) > 1
+                         else _label_json(estimator.classes_[1]))
+                for record in history:
+                    record = {key: _finite(v) if isinstance(v, float) else v
+                              for key, v in record.items()}
+                    f.write(json.dumps({"problem": k, "class": label, **record}) + "\n")
+    except OSError as e:
+        raise _write_error(path, "trace file", e) from None
+
+
+def _summary(args, estimator, X, solver, seconds, model_path):
+    primal = float(sum(estimator.primal_))
+    dual = float(sum(estimator.dual_))
+    gap = (primal - dual) / max(abs(primal), sys.float_info.min)
+    targets = (estimator.classes_[1:] if len(estimator.classes_) == 2
+               else estimator.classes_)
+    return {
+        "command": "train",
+        "data": args.file,
+        "model": model_path,
+        "solver": solver,
+        "loss": estimator.loss,
+        "C": estimator.C,
+        "bias": "exact" if args.exact_bias else (-1.0 if args.bias is None else args.bias),
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "classes": [_label_json(c) for c in estimator.classes_],
+        "status": _overall_status(estimator.status_),
+        "iterations": int(estimator.n_iter_),
+        "seconds": seconds,
+        "primal": _finite(primal),
+        "dual": _finite(dual),
+        "gap": _finite(gap),
+        "problems": [
+            {"class": _label_json(target), "status": estimator.status_[k],
+             "iterations": len(estimator.history_[k]), "primal": _finite(estimator.primal_[k]),
+             "dual": _finite(estimator.dual_[k]), "gap": _finite(estimator.gap_[k])}
+            for k, target in enumerate(targets)
+        ],
+    }
+
+
+def _cross_validate(args, estimator, X, y, solver, say):
+    import warnings
+
+    import numpy as np
+    from sklearn.base import clone
+
+    n = X.shape[0]
+    folds = args.folds
+    if folds > n:
+        say.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
+        folds = n
+    order = np.random.default_rng(args.seed).permutation(n)
+    predicted = np.empty_like(y)
+    start = time.perf_counter()
+    interrupted = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for fold, test in enumerate(np.array_split(order, folds), start=1):
+            train = np.ones(n, dtype=bool)
+            train[test] = False
+            model = clone(estimator)
+            try:
+                model.fit(X[train], y[train])
+            except ValueError as e:
+                raise CommandError(f"cross validation fold {fold}: {e}") from None
+            predicted[test] = model.predict(X[test])
+            if "interrupted" in model.status_:
+                interrupted = True
+                break
+    if interrupted:
+        print(f"{PROG}: cross validation was interrupted", file=sys.stderr)
+        return 130
+    for message in {str(w.message) for w in caught}:
+        say.warn(message)
+    accuracy = 100.0 * float(np.mean(predicted == y))
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({"command": "train", "data": args.file, "solver": solver,
+                          "cross_validation_folds": folds, "cross_validation_accuracy": accuracy,
+                          "n_samples": int(n), "n_features": int(X.shape[1]),
+                          "seconds": seconds}))
+    else:
+        print("Cross Validation Accuracy = %g%%" % accuracy)
+    return 0
+
+
+# ------------------------------------------------------------------- predict
+
+
+def _predict(args):
+    import numpy as np
+
+    from .io import _atomic_write, format_label, load_any_model, read_svmlight
+
+    _check_writable(args.output, "output file")
+    estimator = load_any_model(args.model)
+    X, y = read_svmlight(args.test, n_features=estimator.n_features_in_)
+    predicted = estimator.predict(X)
+    classes = estimator.classes_
+    names = np.array([format_label(c) for c in classes], dtype=object)
+    index = np.searchsorted(classes, predicted)
+    lines = names[index]
+    text = "\n".join(lines) + "\n"
+    try:
+        _atomic_write(args.output, lambda f: f.write(text.encode("utf-8")))
+    except OSError as e:
+        raise _write_error(args.output, "output file", e) from None
+    if classes.dtype.kind in "biuf":
+        correct = int(np.count_nonzero(predicted == y))
+    else:
+        truth = np.array([format_label(t) for t in y], dtype=object)
+        correct = int(np.count_nonzero(lines == truth))
+    total = len(y)
+    if not args.quiet:
+        print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
+    return 0
+
+
+# ---------------------------------------------------------------- conversion
+
+
+def _export(args):
+    from .io import export_liblinear, load_any_model
+
+    _check_writable(args.out, "LIBLINEAR model file")
+    estimator = load_any_model(args.model)
+    try:
+        export_liblinear(estimator, args.out)
+    except OSError as e:
+        raise _write_error(args.out, "LIBLINEAR model file", e) from None
+    return 0
+
+
+def _import(args):
+    from .io import import_liblinear, save_model
+
+    _check_writable(args.model, "model file")
+    estimator = import_liblinear(args.source)
+    try:
+        save_model(estimator, args.model)
+    except OSError as e:
+        raise _write_error(args.model, "model file", e) from None
+    return 0
+
+
+def _demo(args):
+    from .demo import main as demo
+
+    return demo([])
+
+
+# ---------------------------------------------------------------------- main
+
+
+def main(argv=None):
+    """Run the ``dualsvm`` command line; return the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        parser = _build_parser()
+        args = parser.parse_args(_expand_weights(argv))
+        if args.command == "train" and args.weights:
+            for pair in args.weights:
+                try:
+                    _weight_pair(pair)
+                except argparse.ArgumentTypeError as e:
+                    raise _UsageError(f"{PROG} train", str(e)) from None
+        return args.run(args)
+    except _UsageError as e:
+        print(f"{e.prog}: error: {e.message}", file=sys.stderr)
+        return 2
+    except _Exit as e:
+        return e.status
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except (CommandError, ValueError, OSError, MemoryError) as e:
+        print(f"{PROG}: error: {_message(e)}", file=sys.stderr)
+        return 1
+
+
+def _message(error):
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror}"
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
