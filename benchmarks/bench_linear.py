@@ -1,0 +1,539 @@
+"""dualsvm.LinearSVC against LIBLINEAR 2.50 and scikit-learn's LinearSVC, in one run.
+
+All three solve the same problem: no bias, C = 1, labels in {-1, +1},
+
+    min_w 1/2 w'w + sum_i loss(y_i w'x_i),   loss = hinge (-s 3) or squared hinge (-s 1),
+
+by dual coordinate descent with LIBLINEAR's stopping rule ``-e eps``. For every
+(dataset, loss, eps) the script reports the in-process fit time (best of
+``--repeats``), the epochs, the primal objective of each returned w computed by
+one function (:meth:`dualsvm.problem.DualProblem.primal`), and per dataset the
+cost of an epoch in units of one SciPy CSR product X @ w. dualsvm's Numba
+compilation is excluded from the fit times (a warm-up fit) and measured once,
+separately, in fresh processes with an empty cache.
+
+Run from the repository root (``pip install -e .[bench]`` first)::
+
+    python benchmarks/bench_linear.py            # full run, writes benchmarks/results/
+    python benchmarks/bench_linear.py --quick    # smoke test: a9a, one repeat, no files
+
+See benchmarks/README.md for what every column means.
+"""
+
+import argparse
+import ctypes
+import gc
+import json
+import os
+import platform
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import warnings
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC as SklearnLinearSVC
+
+import dualsvm
+from dualsvm.problem import DualProblem
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("DUALSVM_DATA", REPO.parent / "shared" / "data"))
+RESULTS_DIR = REPO / "benchmarks" / "results"
+
+#: Benchmark name -> file in the data directory.
+DATASETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2",
+            "reuters": "reuters.trn.bz2"}
+LOSSES = {"squared_hinge": 1, "hinge": 3}  # dualsvm / scikit-learn loss -> LIBLINEAR -s
+EPSILONS = (0.1, 0.01)
+C = 1.0
+#: LIBLINEAR 2.50 caps its dual solvers (-s 1, -s 3) at 300 epochs, hard-coded
+#: (solve_l2r_l1l2_svc(..., int max_iter=300)); the others get the same cap by default.
+LIBLINEAR_MAX_ITER = 300
+SEED = 0
+SOLVERS = ("dualsvm", "liblinear", "sklearn")
+NO_SHRINK_EPOCHS = 10
+
+
+# --------------------------------------------------------------------------- data
+
+def load(name):
+    """CSR float64 with sorted int32 indices and labels in {-1.0, +1.0}."""
+    X, y = load_svmlight_file(str(DATA_DIR / DATASETS[name]))
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sum_duplicates()
+    X.sort_indices()
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    classes = np.unique(y)
+    if len(classes) != 2:
+        raise ValueError(f"{name}: expected 2 classes, found {classes}")
+    return X, np.where(y == classes[1], 1.0, -1.0)
+
+
+def matvec_seconds(X, min_total=0.3, min_runs=20):
+    """Best time of one X @ w (SciPy CSR), w dense float64."""
+    w = np.random.default_rng(SEED).standard_normal(X.shape[1])
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < min_total:
+        t = time.perf_counter()
+        X @ w
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+# ------------------------------------------------------------------------ solvers
+
+class _CapturedStdout:
+    """Redirect C-level stdout (file descriptor 1) to a temp file; ``.text`` after exit."""
+
+    _libc = ctypes.CDLL(None)
+
+    def __enter__(self):
+        sys.stdout.flush()
+        self._file = tempfile.TemporaryFile(mode="w+")
+        self._saved = os.dup(1)
+        os.dup2(self._file.fileno(), 1)
+        return self
+
+    def __exit__(self, *exc):
+        self._libc.fflush(None)
+        os.dup2(self._saved, 1)
+        os.close(self._saved)
+        self._file.seek(0)
+        self.text = self._file.read()
+        self._file.close()
+
+
+def fit_liblinear(prob, n_features, loss, eps, max_iter):
+    """One non-quiet LIBLINEAR train, timed; epochs parsed from its C-level output."""
+    del max_iter  # fixed at 300 inside LIBLINEAR 2.50
+    from liblinear import liblinearutil as ll
+
+    param = ll.parameter(f"-s {LOSSES[loss]} -c {C} -e {eps}")
+    with _CapturedStdout() as out:
+        t = time.perf_counter()
+        model = ll.train(prob, param)
+        seconds = time.perf_counter() - t
+    match = re.search(r"#iter = (\d+)", out.text)
+    n_iter = int(match.group(1)) if match else None
+    status = "max_iter" if "reaching max number of iterations" in out.text else "converged"
+    w = np.zeros(n_features)
+    coef = np.asarray(model.get_decfun()[0], dtype=np.float64)
+    w[: len(coef)] = coef
+    if model.get_labels()[0] != 1:  # LIBLINEAR's first label is its positive class
+        w = -w
+    return seconds, w, n_iter, status
+
+
+def fit_dualsvm(X, y, loss, eps, max_iter, shrinking=True, *, steady_epoch=False):
+    """Timed fit; with ``steady_epoch`` the time is that of one epoch after the first.
+
+    The steady epoch time comes from the per-epoch record (``history_``): the time
+    from the end of epoch 1 to the end of the last epoch, over the epochs between,
+    so input validation and setup are left out; each epoch includes the objective
+    evaluation dualsvm does after it.
+    """
+    est = dualsvm.LinearSVC(C=C, loss=loss, fit_intercept=False, tol=eps, max_iter=max_iter,
+                            shrinking=shrinking, random_state=SEED)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        t = time.perf_counter()
+        est.fit(X, y)
+        seconds = time.perf_counter() - t
+    if steady_epoch:
+        try:
+            marks = [record["seconds"] for record in est.history_[0]]
+            seconds = (marks[-1] - marks[0]) / (len(marks) - 1)
+        except (AttributeError, IndexError, KeyError, TypeError, ZeroDivisionError):
+            seconds /= max(est.n_iter_, 1)
+    return seconds, est.coef_[0].copy(), int(est.n_iter_), est.status_[0]
+
+
+def fit_sklearn(X, y, loss, eps, max_iter):
+    est = SklearnLinearSVC(C=C, loss=loss, dual=True, fit_intercept=False, tol=eps,
+                           max_iter=max_iter, random_state=SEED)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        t = time.perf_counter()
+        est.fit(X, y)
+        seconds = time.perf_counter() - t
+    capped = any(issubclass(c.category, ConvergenceWarning) for c in caught)
+    return seconds, est.coef_[0].copy(), int(est.n_iter_), "max_iter" if capped else "converged"
+
+
+def best_of(repeats, fits):
+    """Run every ``fits[name]()`` ``repeats`` times, interleaved (a, b, c, a, b, c, ...)
+    so that a burst of load on the machine hits all solvers alike.
+
+    Returns {name: (fastest run's result, all times)}; a solver that raises is
+    recorded, not fatal: (None, "Error: message"), and not run again.
+    """
+    runs = {name: [] for name in fits}
+    errors = {}
+    for _ in range(repeats):
+        for name, fit in fits.items():
+            if name in errors:
+                continue
+            gc.collect()
+            try:
+                runs[name].append(fit())
+            except Exception as exc:  # noqa: BLE001 - reported in the results
+                errors[name] = f"{type(exc).__name__}: {exc}"
+    return {name: (None, errors[name]) if name in errors
+            else (min(runs[name], key=lambda r: r[0]), [r[0] for r in runs[name]])
+            for name in fits}
+
+
+# ---------------------------------------------------------------------- compile
+
+_COMPILE_PROBE = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np, scipy.sparse as sp
+    from sklearn.datasets import load_svmlight_file
+    t = time.perf_counter()
+    import dualsvm
+    t_import = time.perf_counter() - t
+    X, y = load_svmlight_file(sys.argv[1])
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.indices = X.indices.astype(np.int32); X.indptr = X.indptr.astype(np.int32)
+    fits = []
+    for loss in ("squared_hinge", "squared_hinge", "hinge", "hinge"):
+        est = dualsvm.LinearSVC(loss=loss, fit_intercept=False, tol=0.1, random_state=0)
+        t = time.perf_counter(); est.fit(X, y); fits.append(time.perf_counter() - t)
+    print(json.dumps({"import": t_import, "fits": fits}))
+""")
+
+
+def compile_times():
+    """dualsvm's first fit in fresh processes: empty Numba cache, then the cache it left."""
+    with tempfile.TemporaryDirectory(prefix="dualsvm-numba-cache-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        runs = []
+        for _ in ("cold", "cached"):
+            out = subprocess.run([sys.executable, "-c", _COMPILE_PROBE,
+                                  str(DATA_DIR / "heart_scale")],
+                                 env=env, capture_output=True, text=True, check=True)
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    cold, cached = runs
+    warm = min(cold["fits"][1], cold["fits"][3])
+    return {
+        "dataset": "heart_scale",
+        "import_cold_s": cold["import"],
+        "first_fit_cold_cache_s": cold["fits"][0],
+        "first_hinge_fit_cold_cache_s": cold["fits"][2],
+        "warm_fit_s": warm,
+        "compile_s": cold["fits"][0] + cold["fits"][2] - 2 * warm,
+        "import_cached_s": cached["import"],
+        "first_fit_disk_cache_s": cached["fits"][0],
+    }
+
+
+def warm_up():
+    """Load dualsvm's compiled kernels in this process (both losses, shrinking on/off)."""
+    X, y = load_svmlight_file(str(DATA_DIR / "heart_scale"))
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    for loss in LOSSES:
+        for shrinking in (True, False):
+            fit_dualsvm(X, y, loss, 0.1, 50, shrinking=shrinking)
+        fit_sklearn(X, y, loss, 0.1, 50)
+
+
+# ------------------------------------------------------------------------ running
+
+def run_dataset(name, repeats, max_iter, log):
+    X, y = load(name)
+    from liblinear import liblinearutil as ll
+
+    prob = ll.problem(y, X)  # LIBLINEAR's copy of the data, outside the timings
+    mv = matvec_seconds(X)
+    info = {"n_samples": X.shape[0], "n_features": X.shape[1], "nnz": int(X.nnz),
+            "matvec_s": mv, "cases": []}
+    log(f"{name}: {X.shape[0]} x {X.shape[1]}, nnz {X.nnz}, X @ w {mv * 1e3:.3f} ms")
+    cost = np.ones(X.shape[0])
+    for loss in LOSSES:
+        problem = DualProblem(X, y, cost, loss, "none", 1.0)
+        for eps in EPSILONS:
+            fits = {
+                "dualsvm": lambda: fit_dualsvm(X, y, loss, eps, max_iter),
+                "liblinear": lambda: fit_liblinear(prob, X.shape[1], loss, eps, max_iter),
+                "sklearn": lambda: fit_sklearn(X, y, loss, eps, max_iter),
+            }
+            case = {"dataset": name, "loss": loss, "eps": eps}
+            outcomes = best_of(repeats, fits)
+            for solver in SOLVERS:
+                best, times = outcomes[solver]
+                if best is None:
+                    case[solver] = {"error": times}
+                    log(f"  {solver} failed on {name} {loss} eps={eps}: {times}")
+                    continue
+                seconds, w, n_iter, status = best
+                case[solver] = {"seconds": seconds, "all_seconds": times, "n_iter": n_iter,
+                                "status": status, "primal": problem.primal(w),
+                                "norm_w": float(np.linalg.norm(w))}
+            ref = case["liblinear"]
+            for solver in SOLVERS:
+                r = case[solver]
+                if "error" in r or "error" in ref:
+                    continue
+                r["primal_rel_diff"] = (r["primal"] - ref["primal"]) / abs(ref["primal"])
+                r["time_ratio"] = r["seconds"] / ref["seconds"]
+                r["epoch_matvecs"] = r["seconds"] / r["n_iter"] / mv if r["n_iter"] else None
+            info["cases"].append(case)
+            log("  " + "  ".join(
+                [f"{loss:>13} eps={eps:<4}"]
+                + [f"{s} {case[s]['seconds']:.3f}s/{case[s]['n_iter']}ep"
+                   if "error" not in case[s] else f"{s} failed" for s in SOLVERS]))
+
+    # Epoch cost with shrinking: total time over total epochs of the cases that ran.
+    info["epoch_matvecs"] = {}
+    for s in SOLVERS:
+        ok = [c[s] for c in info["cases"] if "error" not in c[s] and c[s]["n_iter"]]
+        info["epoch_matvecs"][s] = (sum(r["seconds"] for r in ok)
+                                    / sum(r["n_iter"] for r in ok) / mv) if ok else None
+    # dualsvm on every row every epoch: shrinking off, a fixed number of epochs.
+    best, detail = best_of(
+        repeats, {"no_shrinking": lambda: fit_dualsvm(
+            X, y, "squared_hinge", 1e-12, NO_SHRINK_EPOCHS, shrinking=False,
+            steady_epoch=True)})["no_shrinking"]
+    if best is None:
+        info["dualsvm_no_shrinking"] = {"error": detail, "epoch_matvecs": None}
+    else:
+        epoch_seconds, _, n_iter, _ = best
+        info["dualsvm_no_shrinking"] = {"epoch_seconds": epoch_seconds, "n_iter": n_iter,
+                                        "epoch_matvecs": epoch_seconds / mv}
+    return info
+
+
+# ------------------------------------------------------------------------ report
+
+def machine():
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "src"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        commit += " (src/ modified)" if dirty else ""
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": version("scipy"),
+        "numba": version("numba"),
+        "scikit-learn": version("scikit-learn"),
+        "liblinear-official": version("liblinear-official"),
+        "dualsvm": dualsvm.__version__,
+        "git": commit,
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+FAILED = "failed"
+
+
+def _epochs(r):
+    if "error" in r:
+        return FAILED
+    return f"{r['n_iter']}{'*' if r['status'] == 'max_iter' else ''}"
+
+
+def _num(r, key, spec):
+    """r[key] formatted, or 'failed' / '-' when the solver failed or it is missing."""
+    if "error" in r:
+        return FAILED
+    value = r.get(key)
+    return "-" if value is None else format(value, spec)
+
+
+def markdown(results):
+    m, s = results["machine"], results["settings"]
+    cases = [c for d in results["datasets"].values() for c in d["cases"]]
+    comp = results["compile"]
+    lines = [
+        "# dualsvm.LinearSVC vs LIBLINEAR vs scikit-learn (linear DCD, no bias, C = 1)",
+        "",
+        f"Command: `{results['command']}`  ",
+        f"Date: {results['date']}  ",
+        f"Machine: {m['nproc']} CPUs, {m['cpu']}, {m['platform']}  ",
+        f"Versions: Python {m['python']}, NumPy {m['numpy']}, SciPy {m['scipy']}, "
+        f"Numba {m['numba']}, scikit-learn {m['scikit-learn']}, "
+        f"liblinear-official {m['liblinear-official']}, dualsvm {m['dualsvm']} (git {m['git']})  ",
+        f"Load average (1, 5, 15 min) at start: {m['load_average_at_start']}, at end: "
+        f"{results['summary']['load_average_at_end']}  ",
+        f"Settings: best of {s['repeats']} fits per solver, repeats interleaved across "
+        f"solvers; max_iter {s['max_iter']} for all three "
+        f"(LIBLINEAR 2.50's fixed cap); random_state {SEED}; fit_intercept=False.",
+        "",
+        f"dualsvm JIT compilation (excluded below): first fits on {comp['dataset']} in a fresh "
+        f"process with an empty Numba cache take {comp['first_fit_cold_cache_s']:.2f} s "
+        f"(squared hinge) + {comp['first_hinge_fit_cold_cache_s']:.2f} s (hinge) against "
+        f"{comp['warm_fit_s'] * 1e3:.1f} ms warm: **compile ≈ {comp['compile_s']:.2f} s**. "
+        f"With the on-disk cache, a new process's first fit takes "
+        f"{comp['first_fit_disk_cache_s']:.2f} s, and `import dualsvm` (Numba included) "
+        f"{comp['import_cached_s']:.2f} s.",
+        "",
+        "## Fit time (seconds) and epochs",
+        "",
+        "| dataset | loss | eps | dualsvm s | LIBLINEAR s | sklearn s | dualsvm / LL "
+        "| sklearn / LL | epochs dualsvm | epochs LL | epochs sklearn |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in cases:
+        d, ll_, sk = c["dualsvm"], c["liblinear"], c["sklearn"]
+        lines.append(
+            f"| {c['dataset']} | {c['loss']} | {c['eps']} | {_num(d, 'seconds', '.3f')} | "
+            f"{_num(ll_, 'seconds', '.3f')} | {_num(sk, 'seconds', '.3f')} | "
+            f"{_num(d, 'time_ratio', '.2f')} | {_num(sk, 'time_ratio', '.2f')} | "
+            f"{_epochs(d)} | {_epochs(ll_)} | {_epochs(sk)} |")
+    summary = results["summary"]
+
+    def median(key):
+        value = summary[f"median_ratio_{key}_liblinear"]
+        n = summary[f"n_ratios_{key}"]
+        text = "n/a" if value is None else f"{value:.2f}"
+        return text + ("" if n == len(cases) else f" (over the {n} runs that did not fail)")
+
+    lines += [
+        "",
+        f"**Median fit-time ratio over the {len(cases)} runs: dualsvm / LIBLINEAR = "
+        f"{median('dualsvm')}**, sklearn / LIBLINEAR = {median('sklearn')}. "
+        "`*` = stopped by max_iter, not by eps.",
+        "",
+        "## Primal objective of each returned w (same function for all)",
+        "",
+        "| dataset | loss | eps | P dualsvm | P LIBLINEAR | P sklearn "
+        "| rel. diff dualsvm | rel. diff sklearn |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in cases:
+        d, ll_, sk = c["dualsvm"], c["liblinear"], c["sklearn"]
+        lines.append(
+            f"| {c['dataset']} | {c['loss']} | {c['eps']} | {_num(d, 'primal', '.6f')} | "
+            f"{_num(ll_, 'primal', '.6f')} | {_num(sk, 'primal', '.6f')} | "
+            f"{_num(d, 'primal_rel_diff', '+.2e')} | {_num(sk, 'primal_rel_diff', '+.2e')} |")
+    lines += [
+        "",
+        "## Epoch cost in units of one SciPy CSR product X @ w (2 is the floor)",
+        "",
+        "| dataset | n | d | nnz | X @ w ms | dualsvm | LIBLINEAR | sklearn "
+        f"| dualsvm, no shrinking ({NO_SHRINK_EPOCHS} epochs) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, d in results["datasets"].items():
+        e = dict(d["epoch_matvecs"], no_shrinking=d["dualsvm_no_shrinking"]["epoch_matvecs"])
+        lines.append(
+            f"| {name} | {d['n_samples']} | {d['n_features']} | {d['nnz']} | "
+            f"{d['matvec_s'] * 1e3:.3f} | "
+            + " | ".join(_num(e, k, ".1f") for k in (*SOLVERS, "no_shrinking")) + " |")
+    lines += [
+        "",
+        "Shrinking columns: total fit time of the dataset's four runs / their total epochs / "
+        "(X @ w time); with shrinking, later epochs visit only the active rows, so these are "
+        "below the cost of a full pass. Last column: dualsvm, squared hinge, shrinking=False, "
+        f"{NO_SHRINK_EPOCHS} epochs over all rows; the time of epochs 2 to "
+        f"{NO_SHRINK_EPOCHS} from the per-epoch record (setup excluded, the objective "
+        "evaluation dualsvm does after every epoch included) / X @ w time.",
+        "",
+    ]
+    errors = [(c["dataset"], c["loss"], c["eps"], s, c[s]["error"])
+              for c in cases for s in SOLVERS if "error" in c[s]]
+    errors += [(name, "squared_hinge", "-", "dualsvm (no shrinking)",
+                d["dualsvm_no_shrinking"]["error"])
+               for name, d in results["datasets"].items() if "error" in d["dualsvm_no_shrinking"]]
+    if errors:
+        lines += ["## Failures", ""]
+        lines += [f"- {name} {loss} eps={eps}, {solver}: `{message}`"
+                  for name, loss, eps, solver, message in errors]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke test: first dataset only, one repeat, no files written "
+                             "unless --output-dir is given")
+    parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=None,
+                        help="datasets to run (default: all four)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="fits per solver and case; the best is kept (default 3)")
+    parser.add_argument("--max-iter", type=int, default=LIBLINEAR_MAX_ITER,
+                        help="epoch cap of dualsvm and scikit-learn (default 300, "
+                             "LIBLINEAR 2.50's fixed cap)")
+    parser.add_argument("--output-dir", type=Path, default=None,
+                        help="where linear.md and linear.json go (default benchmarks/results/)")
+    args = parser.parse_args(argv)
+
+    datasets = args.datasets or list(DATASETS)
+    repeats = args.repeats or 3
+    if args.quick:
+        datasets = datasets[:1]
+        repeats = args.repeats or 1
+    output_dir = args.output_dir or (None if args.quick else RESULTS_DIR)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    results = {
+        "command": shlex.join(["python", os.path.relpath(sys.argv[0], REPO)]
+                              + (sys.argv[1:] if argv is None else list(argv))),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "settings": {"C": C, "fit_intercept": False, "repeats": repeats,
+                     "max_iter": args.max_iter, "liblinear_max_iter": LIBLINEAR_MAX_ITER,
+                     "random_state": SEED, "epsilons": list(EPSILONS),
+                     "losses": list(LOSSES), "data_dir": str(DATA_DIR)},
+    }
+    log("measuring dualsvm compile time in fresh processes ...")
+    results["compile"] = compile_times()
+    warm_up()
+    results["datasets"] = {name: run_dataset(name, repeats, args.max_iter, log)
+                           for name in datasets}
+    cases = [c for d in results["datasets"].values() for c in d["cases"]]
+    results["summary"] = {"n_runs": len(cases)}
+    for solver in ("dualsvm", "sklearn"):
+        ratios = [c[solver]["time_ratio"] for c in cases if "time_ratio" in c[solver]]
+        results["summary"][f"median_ratio_{solver}_liblinear"] = (
+            statistics.median(ratios) if ratios else None)
+        results["summary"][f"n_ratios_{solver}"] = len(ratios)
+    results["summary"]["wall_seconds"] = time.perf_counter() - start
+    results["summary"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    report = markdown(results)
+    print(report)
+    if output_dir is not None:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "linear.md").write_text(report)
+        (output_dir / "linear.json").write_text(json.dumps(results, indent=1) + "\n")
+        log(f"wrote {output_dir / 'linear.md'} and {output_dir / 'linear.json'}")
+    log(f"total {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
