@@ -30,11 +30,10 @@ Bias modes:
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from numba import njit
 
-from ._rows import row_dot, squared_norms
+from ._rows import kernel_rows, row_dot, squared_norms
 
 LOSSES = ("hinge", "squared_hinge")
 BIAS_MODES = ("none", "augmented", "exact")
@@ -81,7 +80,7 @@ class DualProblem:
             # A zero-cost sample (zero sample weight) must not move: U_i = 0.
             self.upper_bound[self.C == 0] = 0.0
             self.diag[self.C == 0] = 0.0
-        self.rows = (self.X.data, self.X.indices, self.X.indptr) if sp.issparse(self.X) else self.X
+        self.rows = kernel_rows(self.X)  # what compiled kernels read: see _rows
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = squared_norms(self.rows, n, self.augmented_value) + self.diag
 
