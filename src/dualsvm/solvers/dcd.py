@@ -70,7 +70,9 @@ class DualCD:
 class PairCD:
     """Two-variable dual coordinate descent for the exact bias (y'a = 0)."""
 
-    def __init__(self, problem, tol, *, random_state=None, alpha=None, **_ignored):
+    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state=None, alpha=None):
+        # shrinking, shuffle and random_state are accepted for a uniform solver
+        # interface; pairs are chosen by violation, not by a random order.
         if problem.bias != "exact":
             raise ValueError("PairCD solves bias='exact'")
         self.problem = problem
