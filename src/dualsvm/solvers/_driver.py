@@ -96,17 +96,20 @@ def run_epochs(solver, problem, stopping):
     history = []
     status = "max_iter"
     n_iter = 0
+    evaluation = None
     try:
         while n_iter < stopping.max_iter:
             if deadline is not None and time.perf_counter() >= deadline:
                 status = "time_limit"
                 break
+            evaluation = None  # the state changes in the epoch
             converged = solver.epoch()
             n_iter += 1
             seconds = time.perf_counter() - start
             primal = dual = gap = np.nan
             if stopping.monitor:
-                primal, dual, gap, _ = problem.evaluate(solver.alpha, solver.w)
+                evaluation = problem.evaluate(solver.alpha, solver.w)
+                primal, dual, gap, _ = evaluation
             record = {
                 "epoch": n_iter,
                 "seconds": seconds,
@@ -129,7 +132,9 @@ def run_epochs(solver, problem, stopping):
                 break
     except KeyboardInterrupt:
         status = "interrupted"
-    primal, dual, gap, intercept = problem.evaluate(solver.alpha, solver.w)
+    if evaluation is None:  # not monitored, or interrupted before the evaluation ended
+        evaluation = problem.evaluate(solver.alpha, solver.w)
+    primal, dual, gap, intercept = evaluation
     if history:  # the last record always carries the certificate
         history[-1].update(primal=primal, dual=dual, gap=gap)
     trace.close(status, history)
