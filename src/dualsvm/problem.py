@@ -265,11 +265,16 @@ class KernelDualProblem(_BoxDual):
             slack = slack * slack
         return 0.5 * float(alpha @ qa) + float(self.C @ slack)
 
-    def certificate(self, alpha, gradient):
-        """(primal, dual, relative gap, intercept) of a dual point, in O(n)."""
+    def certificate(self, alpha, gradient, dual=None):
+        """(primal, dual, relative gap, intercept) of a dual point, in O(n).
+
+        ``dual``: the dual objective when the solver knows it better than from
+        ``gradient`` (e.g. kept exact while some gradients are stale).
+        """
         intercept = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
         primal = self.primal_from_gradient(alpha, gradient, intercept)
-        dual = self.dual_from_gradient(alpha, gradient)
+        if dual is None:
+            dual = self.dual_from_gradient(alpha, gradient)
         return primal, dual, relative_gap(primal, dual), intercept
 
 

@@ -2,5 +2,6 @@
 
 from ._driver import Result, Stopping, run_epochs
 from .dcd import DualCD, PairCD
+from .smo import SMO
 
-__all__ = ["DualCD", "PairCD", "Result", "Stopping", "run_epochs"]
+__all__ = ["SMO", "DualCD", "PairCD", "Result", "Stopping", "run_epochs"]

@@ -13,6 +13,8 @@ per-epoch record and the progress display live here once:
 * either ``w`` (linear solvers: the driver calls ``problem.evaluate(alpha, w)``)
   or ``certificate() -> (primal, dual, relative gap, intercept)`` (kernel solvers:
   from their maintained gradient, e.g. ``KernelDualProblem.certificate``);
+* optionally ``finish() -> changed``, called once after the last epoch (e.g. to
+  make shrunk gradients exact before the final certificate);
 * optionally ``counters() -> dict`` of numbers added to every record (kernel
   solvers: ``iterations``, ``kernel_evaluations``, ``cache_hits``).
 """
@@ -152,6 +154,9 @@ def run_epochs(solver, problem, stopping):
                 break
     except KeyboardInterrupt:
         status = "interrupted"
+    finish = getattr(solver, "finish", None)
+    if finish is not None and finish():
+        evaluation = None
     if evaluation is None:  # not monitored, or interrupted before the evaluation ended
         evaluation = certify()
     primal, dual, gap, intercept = evaluation
