@@ -2,7 +2,8 @@
 
 Every solver exposes the same small interface (``alpha``, ``w``, ``violation``,
 ``active_size`` and ``epoch() -> converged``), so the rules for stopping,
-the per-epoch record and the progress display live here once.
+the per-epoch record and the progress display live here once. A solver whose w
+is not w(alpha) (the primal solvers) also has ``evaluate()``, its certificate.
 """
 
 import sys
@@ -108,7 +109,7 @@ def run_epochs(solver, problem, stopping):
             seconds = time.perf_counter() - start
             primal = dual = gap = np.nan
             if stopping.monitor:
-                evaluation = problem.evaluate(solver.alpha, solver.w)
+                evaluation = _certificate(solver, problem)
                 primal, dual, gap, _ = evaluation
             record = {
                 "epoch": n_iter,
@@ -133,9 +134,15 @@ def run_epochs(solver, problem, stopping):
     except KeyboardInterrupt:
         status = "interrupted"
     if evaluation is None:  # not monitored, or interrupted before the evaluation ended
-        evaluation = problem.evaluate(solver.alpha, solver.w)
+        evaluation = _certificate(solver, problem)
     primal, dual, gap, intercept = evaluation
     if history:  # the last record always carries the certificate
         history[-1].update(primal=primal, dual=dual, gap=gap)
     trace.close(status, history)
     return Result(solver.alpha, solver.w, intercept, n_iter, status, primal, dual, gap, history)
+
+
+def _certificate(solver, problem):
+    """(primal, dual, relative gap, intercept) of the solver's current model."""
+    evaluate = getattr(solver, "evaluate", None)
+    return evaluate() if evaluate is not None else problem.evaluate(solver.alpha, solver.w)
