@@ -111,6 +111,17 @@ class DualProblem:
             w[-1] = self.bias_scale * ya.sum()
         return w
 
+    def coef_intercept(self, w, intercept=0.0):
+        """(coef, b) of the decision function x'coef + b of a weight vector w.
+
+        ``intercept`` is the exact bias (see :meth:`evaluate`); the augmented
+        bias is B w_d; coef is a copy.
+        """
+        coef = w[: self.n_features].copy()
+        if self.bias == "augmented":
+            return coef, self.bias_scale * float(w[self.n_features])
+        return coef, float(intercept)
+
     def decision(self, w):
         """w'x_i for every training row (the augmented bias included)."""
         return _decisions(self.rows, self.n_samples, w, self.augmented_value)

@@ -128,7 +128,8 @@ def run_epochs(solver, problem, stopping):
             if stopping.gap_tol is not None and gap <= stopping.gap_tol:  # NaN compares False
                 status = "gap"
                 break
-            if stopping.callback is not None and stopping.callback(record):
+            if stopping.callback is not None and stopping.callback(
+                    {**record, **_model(problem, solver.w, evaluation)}):
                 status = "callback"
                 break
     except KeyboardInterrupt:
@@ -146,3 +147,9 @@ def _certificate(solver, problem):
     """(primal, dual, relative gap, intercept) of the solver's current model."""
     evaluate = getattr(solver, "evaluate", None)
     return evaluate() if evaluate is not None else problem.evaluate(solver.alpha, solver.w)
+
+
+def _model(problem, w, evaluation):
+    """What a callback sees of the current model: its ``coef`` and ``intercept``."""
+    coef, intercept = problem.coef_intercept(w, 0.0 if evaluation is None else evaluation[3])
+    return {"coef": coef, "intercept": intercept}
