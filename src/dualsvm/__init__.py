@@ -1,7 +1,7 @@
 """dualsvm: Support Vector Machines trained in the dual."""
 
 __version__ = "0.1.0"
-__all__ = ["LinearSVC", "__version__"]
+__all__ = ["SVC", "LinearSVC", "__version__"]
 
 
 def __getattr__(name):
@@ -11,4 +11,8 @@ def __getattr__(name):
         from .estimators import LinearSVC
 
         return LinearSVC
+    if name == "SVC":
+        from .svc import SVC
+
+        return SVC
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,47 +1,25 @@
 """``dualsvm.SVC``: kernel support vector classification, LIBSVM's C-SVC and more.
 
-Binary problems are :class:`~dualsvm.problem.KernelDualProblem` instances solved
-by the solver ``solver`` names (see ``SOLVERS``); multi-class problems are split
-one-vs-one exactly as LIBSVM does (pairs (i, j), i < j, in ``classes_`` order,
-class i positive), so the fitted attributes have LIBSVM's and scikit-learn's layout.
+Validation here (scikit-learn); training in :mod:`dualsvm.kernel_training`:
+binary :class:`~dualsvm.problem.KernelDualProblem` instances solved by the solver
+``solver`` names (``SOLVERS``), one-vs-one exactly as LIBSVM splits them.
 """
 
-import math
-import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .estimators import _canonical, _warn_unless_converged
-from .kernels import KERNELS, make_kernel
-from .problem import KernelDualProblem
-from .solvers import Stopping, run_epochs
-
-
-def _smo(problem, tol, *, shrinking, random_state, max_iter):
-    from .solvers.smo import SMO
-
-    solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state,
-                 max_steps=None if max_iter < 0 else max_iter)
-    return solver, math.inf if max_iter < 0 else math.ceil(max_iter / solver.steps_per_epoch)
-
-
-#: solver name -> (build(problem, tol, *, shrinking, random_state, max_iter) -> (solver,
-#: max_epochs), bias mode of the problem it solves, losses it accepts).
-#: A builder returns a driver-interface solver (see dualsvm.solvers._driver) and the
-#: epoch limit that makes ``max_iter`` (-1: none) its own unit of iterations.
-SOLVERS = {
-    "smo": (_smo, "exact", ("hinge", "squared_hinge")),
-    "cgd": None,  # Tseng-Yun coordinate gradient descent (exact bias)
-    "dcd": None,  # kernel dual coordinate descent (no bias)
-    "pgd": None,  # dual projected gradient descent (penalised equality)
-}
+from .estimators import _canonical
+from .kernel_training import SOLVERS, fit_kernel, solver_entry
+from .kernels import KERNELS
 
 
 class SVC(ClassifierMixin, BaseEstimator):
@@ -176,21 +154,14 @@ class SVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        entry = SOLVERS[self.solver]
-        if entry is None:
-            raise NotImplementedError(f"solver={self.solver!r} is not available yet; "
-                                      "use solver='smo'")
-        build, bias, losses = entry
-        if self.loss not in losses:
-            raise ValueError(f"solver={self.solver!r} does not solve loss={self.loss!r}; "
-                             f"it solves {', '.join(map(repr, losses))}")
+        solver_entry(self.solver, self.loss)  # a missing solver or a wrong loss: before the data
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         X = _canonical(X)
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
-                             f"kernel matrix; X has shape {X.shape}")
-        if self.kernel == "precomputed" and sp.issparse(X):
-            X = X.toarray()
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
+                                 f"kernel matrix; X has shape {X.shape}")
+            X = X.toarray() if sp.issparse(X) else X
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
@@ -199,91 +170,31 @@ class SVC(ClassifierMixin, BaseEstimator):
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                              ensure_non_negative=True)
         class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        label = np.searchsorted(self.classes_, y)
-        cost = self.C * class_weight[label] * sample_weight
+        cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
         if not (cost > 0).any():
             raise ValueError("every sample has zero weight (sample_weight or class_weight)")
-        self._kernel = make_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
-                                   coef0=self.coef0, X=X)
-        self._gamma = self._kernel.gamma
-
-        rng = check_random_state(self.random_state)
-        generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
-        k = len(self.classes_)
-        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-        coef = np.zeros((len(pairs), X.shape[0]))  # y_t alpha_t of each pair, by row
-        intercept = np.zeros(len(pairs))
-        results, n_iter = [], []
-        for p, (i, j) in enumerate(pairs):
-            # LIBSVM's order: class i's rows, then class j's; zero-cost rows left out
-            rows = np.concatenate([np.flatnonzero((label == c) & (cost > 0)) for c in (i, j)])
-            sub = X[np.ix_(rows, rows)] if self.kernel == "precomputed" else X[rows]
-            problem = KernelDualProblem(sub, np.where(label[rows] == i, 1.0, -1.0),
-                                        cost[rows], self.loss, bias, self._kernel,
-                                        self.cache_size)
-            solver, max_epochs = build(problem, self.tol, shrinking=self.shrinking,
-                                       random_state=generator, max_iter=self.max_iter)
-            interrupted = bool(results) and results[-1].status == "interrupted"
-            tag = f"{self.classes_[i]} vs {self.classes_[j]}: " if k > 2 else ""
-            stopping = Stopping(max_iter=0 if interrupted else max_epochs, deadline=deadline,
-                                callback=self.callback, verbose=self.verbose, label=tag)
-            result = run_epochs(solver, problem, stopping)
-            if interrupted:
-                result.status = "interrupted"
-            results.append(result)
-            n_iter.append(getattr(solver, "n_iter", result.n_iter))
-            coef[p, rows] = problem.y * result.alpha
-            intercept[p] = result.intercept
-        self._store(X, label, pairs, coef, intercept)
-        self.n_iter_ = np.array(n_iter, dtype=np.int64)
-        self.primal_ = np.array([r.primal for r in results])
-        self.dual_ = np.array([r.dual for r in results])
-        self.gap_ = np.array([r.gap for r in results])
-        self.status_ = [r.status for r in results]
-        self.history_ = [r.history for r in results]
-        _warn_unless_converged(self.status_, self.gap_)
+        self._set_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
+        if self._fit.early_stop():
+            warnings.warn(f"{self._fit.early_stop()} Increase max_iter or time_limit, or "
+                          "loosen tol.", ConvergenceWarning, stacklevel=3)
         return self
 
-    def _store(self, X, label, pairs, coef, intercept):
-        """LIBSVM's model layout from the per-pair coefficients."""
-        k = len(self.classes_)
-        is_sv = (coef != 0).any(axis=0)
-        # grouped by class, in row order within a class (stable sort)
-        support = np.flatnonzero(is_sv)
-        support = support[np.argsort(label[support], kind="stable")]
-        sv_label = label[support]
-        dual_coef = np.zeros((max(k - 1, 1), len(support)))
-        for p, (i, j) in enumerate(pairs):
-            dual_coef[j - 1, sv_label == i] = coef[p, support[sv_label == i]]
-            dual_coef[i, sv_label == j] = coef[p, support[sv_label == j]]
-        self.support_ = support.astype(np.int32)
-        self.n_support_ = np.bincount(sv_label, minlength=k).astype(np.int32)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[support]
-        self._pairs = pairs
-        self._pair_coef = coef[:, support]  # (n_pairs, n_SV): what decisions need
-        self._intercept_ = intercept
-        if k == 2:  # scikit-learn's sign: positive decisions mean classes_[1]
-            self.dual_coef_ = -dual_coef
-            self.intercept_ = -intercept
-        else:
-            self.dual_coef_ = dual_coef
-            self.intercept_ = intercept.copy()
+    def _set_fit(self, fit):
+        """Take the fitted attributes of a KernelFit (scikit-learn's signs)."""
+        self._fit = fit
+        for name, value in vars(fit).items():
+            if name.endswith("_"):
+                setattr(self, name, value)
+        self._gamma = fit.kernel.gamma
+        if len(fit.classes_) == 2:  # positive decisions mean classes_[1]
+            self.dual_coef_ = -fit.dual_coef_
+            self.intercept_ = -fit.intercept_
 
     def _ovo_decision(self, X):
-        """LIBSVM's decision values of the pairs (positive: class i of pair (i, j))."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
                           reset=False)
-        if self.kernel == "precomputed":
-            K = X[:, self.support_]
-            K = K.toarray() if sp.issparse(K) else K
-        else:
-            K = self._kernel(X, self.support_vectors_)
-        return K @ self._pair_coef.T + self._intercept_
+        return self._fit.decision_ovo(X)
 
     def decision_function(self, X):
         """Signed distances: (n,) for two classes (positive: classes_[1]); else
@@ -297,13 +208,10 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
-        dec = self._ovo_decision(X)
-        votes = np.zeros((dec.shape[0], len(self.classes_)), dtype=np.int64)
-        for p, (i, j) in enumerate(self._pairs):
-            positive = dec[:, p] > 0
-            votes[:, i] += positive
-            votes[:, j] += ~positive
-        return self.classes_[np.argmax(votes, axis=1)]
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                          reset=False)
+        return self._fit.predict(X)
 
     @property
     def coef_(self):
@@ -311,9 +219,10 @@ class SVC(ClassifierMixin, BaseEstimator):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         check_is_fitted(self)
-        coef = self.dual_coef_ @ self.support_vectors_ if len(self.classes_) == 2 else \
-            self._pair_coef @ self.support_vectors_
-        return np.asarray(coef)
+        from .kernel_training import pair_coefficients
+
+        coef = pair_coefficients(self._fit.dual_coef_, self.n_support_) @ self.support_vectors_
+        return -np.asarray(coef) if len(self.classes_) == 2 else np.asarray(coef)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

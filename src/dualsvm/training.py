@@ -39,15 +39,20 @@ class LinearFit:
 
     def early_stop(self):
         """None when every problem converged, else why training stopped, as a sentence."""
-        stopped = {s for s in self.status_ if s not in ("converged", "gap", "callback")}
-        if not stopped:
-            return None
-        return (f"Training stopped before convergence ({', '.join(sorted(stopped))}); the "
-                f"largest relative duality gap is {max(self.gap_):.3g}.")
+        return early_stop_message(self.status_, self.gap_)
 
     def fitted_attributes(self):
         """The fitted attributes (names ending in ``_``) as a dict."""
         return {name: value for name, value in vars(self).items() if name.endswith("_")}
+
+
+def early_stop_message(statuses, gaps):
+    """None when every problem converged, else why training stopped, as a sentence."""
+    stopped = {s for s in statuses if s not in ("converged", "gap", "callback")}
+    if not stopped:
+        return None
+    return (f"Training stopped before convergence ({', '.join(sorted(stopped))}); the "
+            f"largest relative duality gap is {max(gaps):.3g}.")
 
 
 def bias_mode(params):
