@@ -42,3 +42,25 @@ def primal(X, y, w, *, loss, C=1.0, bias="none", intercept=0.0, cost=None):
     cost = np.full(len(y), C) if cost is None else cost
     problem = DualProblem(sp.csr_matrix(X), y_pm, cost, loss, bias, 1.0)
     return problem.primal(w, intercept)
+
+
+def libsvm_kernel(X, y_pm, kernel, *, C=1.0, eps=1e-3, shrinking=True, cache_size=100):
+    """LIBSVM C-SVC with a dualsvm Kernel on labels in {-1, +1}: (alpha, b, model).
+
+    alpha is in the row order of X with y_pm's signs, b the bias (-rho) of the
+    decision sum_j y_j alpha_j K(x_j, x) + b.
+    """
+    from libsvm import svmutil
+
+    options = (f"-t {kernel.code} -g {kernel.gamma!r} -d {kernel.degree} -r {kernel.coef0!r} "
+               f"-c {C!r} -e {eps!r} -h {int(shrinking)} -m {cache_size} -q")
+    X = sp.csr_matrix(X) if kernel.name != "precomputed" else X
+    if kernel.name == "precomputed":  # LIBSVM's format: a leading column of 1-based ids
+        X = np.hstack([np.arange(1, len(X) + 1)[:, None], X])
+    model = svmutil.svm_train(svmutil.svm_problem(list(y_pm), X, isKernel=kernel.name == "precomputed"),
+                              svmutil.svm_parameter(options))
+    sign = 1.0 if model.get_labels()[0] == 1 else -1.0
+    alpha = np.zeros(len(y_pm))
+    support = np.array(model.get_sv_indices()) - 1
+    alpha[support] = sign * np.array(model.get_sv_coef()).ravel() * y_pm[support]
+    return alpha, -sign * model.rho[0], model

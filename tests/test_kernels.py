@@ -1,0 +1,160 @@
+"""Kernel functions and the Q-column provider with its LRU cache."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import pairwise
+from sklearn.svm import SVC as SkSVC
+
+from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel
+from dualsvm.kernels.qmatrix import _dense_enough
+
+KERNELS = [
+    ("linear", {}, lambda X, Z: pairwise.linear_kernel(X, Z)),
+    ("poly", {"gamma": 0.3, "degree": 3, "coef0": 1.5},
+     lambda X, Z: pairwise.polynomial_kernel(X, Z, degree=3, gamma=0.3, coef0=1.5)),
+    ("rbf", {"gamma": 0.3}, lambda X, Z: pairwise.rbf_kernel(X, Z, gamma=0.3)),
+    ("sigmoid", {"gamma": 0.3, "coef0": -0.5},
+     lambda X, Z: pairwise.sigmoid_kernel(X, Z, gamma=0.3, coef0=-0.5)),
+]
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 9))
+    X[rng.random(X.shape) < 0.6] = 0.0  # sparse enough to stay CSR
+    y = np.where(rng.random(300) < 0.4, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("name,params,reference", KERNELS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_matrix_and_columns_match_sklearn(data, name, params, reference, sparse):
+    X, y = data
+    Xs = sp.csr_matrix(X) if sparse else X
+    kernel = make_kernel(name, **params, X=Xs)
+    expected = reference(X, X)
+    np.testing.assert_allclose(kernel(Xs, Xs[:7]), expected[:, :7], rtol=1e-12, atol=1e-12)
+    q = QMatrix(Xs, y, kernel, cache_size=1)
+    Q = expected * np.outer(y, y)
+    np.testing.assert_allclose(q.diag, np.diag(Q), rtol=1e-12)
+    for j in (0, 5, 299):  # compiled columns are stored as float32, as LIBSVM's
+        np.testing.assert_allclose(q.column(j), Q[:, j], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(q.block([3, 1], [2, 8, 9]), Q[np.ix_([3, 1], [2, 8, 9])],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(q.matrix(), Q, rtol=1e-12, atol=1e-12)
+
+
+def test_dense_and_sparse_columns_agree(data):
+    X, y = data
+    kernel = make_kernel("rbf", gamma=0.2)
+    dense, csr = QMatrix(X, y, kernel), QMatrix(sp.csr_matrix(X), y, kernel)
+    assert isinstance(csr.rows, tuple) and not isinstance(dense.rows, tuple)
+    for j in (0, 17, 123):
+        np.testing.assert_allclose(dense.column(j), csr.column(j), rtol=1e-6, atol=1e-7)
+
+
+def test_dense_enough_csr_is_densified():
+    X = sp.csr_matrix(np.arange(1.0, 13.0).reshape(4, 3))
+    assert _dense_enough(X)
+    q = QMatrix(X, np.ones(4), make_kernel("linear"))
+    assert not isinstance(q.rows, tuple)
+    assert not _dense_enough(sp.csr_matrix(np.eye(10)))
+
+
+def test_precomputed_columns(data):
+    X, y = data
+    K = pairwise.rbf_kernel(X, gamma=0.1)
+    q = QMatrix(K, y, make_kernel("precomputed"))
+    np.testing.assert_allclose(q.column(4), (K * np.outer(y, y))[:, 4], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(q.diag, np.ones(len(y)))
+
+
+@pytest.mark.parametrize("gamma", ["scale", "auto"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_gamma_scale_and_auto_as_sklearn(data, gamma, sparse):
+    X, y = data
+    Xs = sp.csr_matrix(X) if sparse else X
+    expected = SkSVC(gamma=gamma).fit(Xs, y)._gamma
+    assert make_kernel("rbf", gamma=gamma, X=Xs).gamma == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"kernel": "cubic"}, "kernel must be one of"),
+    ({"gamma": 0.0}, "gamma must be"),
+    ({"gamma": "big"}, "gamma must be"),
+    ({"gamma": np.nan}, "gamma must be"),
+    ({"degree": -1}, "degree must be"),
+    ({"degree": 2.5}, "degree must be"),
+    ({"coef0": np.inf}, "coef0 must be"),
+])
+def test_bad_kernel_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        make_kernel(**{"kernel": "rbf", **kwargs})
+
+
+def test_cache_is_bounded_by_cache_size():
+    n = 5000
+    X = np.random.default_rng(1).standard_normal((n, 3))
+    q = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1)
+    assert q.n_slots == 2**20 // (4 * n)  # float32 columns of length n in 1 MB
+    assert q.cache[0].nbytes <= 2**20
+    tiny = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1e-6)
+    assert tiny.n_slots == MIN_SLOTS
+    small = QMatrix(X[:10], np.ones(10), make_kernel("rbf", gamma=1.0), cache_size=100)
+    assert small.n_slots == 10  # never more slots than columns
+
+
+def test_lru_eviction_hits_and_counters(data):
+    X, y = data
+    q = QMatrix(X, y, make_kernel("rbf", gamma=0.2), cache_size=1e-6)  # MIN_SLOTS columns
+    slot_of = q.cache[1]
+    for j in range(MIN_SLOTS):
+        q.column(j)
+    assert q.cache_misses == MIN_SLOTS and q.cache_hits == 0
+    assert q.kernel_evaluations == MIN_SLOTS * len(y)
+    q.column(0)  # a hit: column 0 becomes the most recently used
+    assert q.cache_hits == 1 and q.kernel_evaluations == MIN_SLOTS * len(y)
+    q.column(MIN_SLOTS)  # evicts the least recently used: column 1
+    assert slot_of[1] == -1 and slot_of[0] >= 0 and slot_of[MIN_SLOTS] >= 0
+    assert (slot_of >= 0).sum() == MIN_SLOTS
+
+
+def test_partial_columns_and_generations(data):
+    from dualsvm.kernels import q_column
+
+    X, y = data
+    q = QMatrix(X, y, make_kernel("rbf", gamma=0.2))
+    full = q.column(3)
+    q.cache[1][:] = -1  # forget everything
+    q.cache[2][:] = -1
+    active = np.arange(len(y))[::-1].copy()
+    part = q_column(q.data, q.cache, 3, active, 50)  # valid at active[:50] only
+    np.testing.assert_allclose(part[active[:50]], full[active[:50]], rtol=1e-7)
+    evaluations = q.kernel_evaluations
+    q_column(q.data, q.cache, 3, active, 20)  # a smaller active set: served by the cache
+    assert q.kernel_evaluations == evaluations
+    q.new_generation()  # the active set may grow: partial columns are recomputed
+    q_column(q.data, q.cache, 3, active, 20)
+    assert q.kernel_evaluations == evaluations + 20
+    np.testing.assert_allclose(q.column(3), full)  # a complete column replaces it
+    q.new_generation()
+    hits = q.cache_hits
+    q.column(3)  # complete columns survive generations
+    assert q.cache_hits == hits + 1
+
+
+def test_batched_columns_fill_the_cache(data):
+    X, y = data
+    q = QMatrix(sp.csr_matrix(X), y, make_kernel("poly", gamma=0.5, coef0=1.0, degree=2))
+    cols = q.columns([4, 9])
+    hits = q.cache_hits
+    np.testing.assert_allclose(q.column(9), cols[:, 1], rtol=1e-6, atol=1e-6)
+    assert q.cache_hits == hits + 1
+
+
+def test_matrix_refuses_above_memory_bound(data):
+    X, y = data
+    with pytest.raises(ValueError, match="needs .* MB"):
+        QMatrix(X, y, make_kernel("rbf", gamma=1.0)).matrix(max_bytes=1000)

@@ -1,0 +1,165 @@
+"""SMO against LIBSVM 3.37 and the KKT conditions."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dualsvm.kernels import make_kernel
+from dualsvm.problem import KernelDualProblem
+from dualsvm.solvers import Stopping, run_epochs
+from dualsvm.solvers.smo import SMO
+
+from reference import libsvm_kernel
+
+
+def _binary(X, y):
+    return X, np.where(y == np.unique(y)[1], 1.0, -1.0)
+
+
+def _solve(X, y, kernel, C=1.0, tol=1e-3, loss="hinge", shrinking=True, cost=None,
+           cache_size=100, **stopping):
+    cost = np.full(len(y), C) if cost is None else cost
+    problem = KernelDualProblem(X, y, cost, loss, "exact", kernel, cache_size)
+    solver = SMO(problem, tol, shrinking=shrinking)
+    result = run_epochs(solver, problem, Stopping(max_iter=stopping.pop("max_iter", 10**6),
+                                                  **stopping))
+    return problem, solver, result
+
+
+def _assert_kkt(problem, alpha, intercept, tol):
+    """Box, y'a = 0, maximal violation below tol, and b inside the KKT interval."""
+    y, U = problem.y, problem.upper_bound
+    assert np.all(alpha >= 0) and np.all(alpha <= U)
+    assert abs(y @ alpha) <= 1e-10 * max(1.0, alpha.sum())
+    G = problem.gradient(alpha)  # from scratch, in float64
+    score = -y * G
+    up, low = problem.bias_sets(alpha)
+    violation = score[up].max() - score[low].min()
+    assert violation < tol + 2e-6  # G is kept with float32 kernel columns, as LIBSVM's
+    assert score[up].max() - 1e-3 <= intercept <= score[low].min() + 1e-3
+
+
+KERNELS = [("rbf", {"gamma": 0.5}), ("poly", {"gamma": 0.1, "coef0": 1.0, "degree": 3}),
+           ("linear", {}), ("sigmoid", {"gamma": 0.05, "coef0": -1.0})]
+
+
+@pytest.mark.parametrize("name,params", KERNELS)
+@pytest.mark.parametrize("C", [1.0, 10.0])
+def test_heart_scale_matches_libsvm(load, name, params, C):
+    X, y = _binary(*load("heart_scale"))
+    kernel = make_kernel(name, **params)
+    problem, solver, result = _solve(X, y, kernel, C)
+    assert result.status == "converged"
+    alpha_ref, b_ref, _ = libsvm_kernel(X, y, kernel, C=C)
+    dual_ref = problem.dual_from_gradient(alpha_ref, problem.gradient(alpha_ref))
+    assert result.dual == pytest.approx(dual_ref, rel=1e-5)
+    assert result.intercept == pytest.approx(b_ref, abs=3e-3)  # both within ~tol of b*
+    _assert_kkt(problem, result.alpha, result.intercept, 1e-3)
+    assert 0 <= result.gap < 1e-2
+
+
+def test_non_psd_sigmoid_converges_like_libsvm(load):
+    # gamma * ||x||^2 large and coef0 < 0: the sigmoid kernel matrix is indefinite
+    X, y = _binary(*load("heart_scale"))
+    kernel = make_kernel("sigmoid", gamma=2.0, coef0=-1.0)
+    K = kernel(X, X)
+    assert np.linalg.eigvalsh(K).min() < -1e-3
+    problem, solver, result = _solve(X, y, kernel, C=1.0)
+    assert result.status == "converged"
+    alpha_ref, b_ref, _ = libsvm_kernel(X, y, kernel, C=1.0)
+    dual_ref = problem.dual_from_gradient(alpha_ref, problem.gradient(alpha_ref))
+    assert result.dual == pytest.approx(dual_ref, rel=1e-4)
+    _assert_kkt(problem, result.alpha, result.intercept, 1e-3)
+
+
+def test_dense_equals_sparse(load):
+    X, y = _binary(*load("heart_scale"))
+    kernel = make_kernel("rbf", gamma=0.3)
+    _, _, sparse = _solve(sp.csr_matrix(X), y, kernel)
+    _, _, dense = _solve(X.toarray(), y, kernel)
+    np.testing.assert_allclose(dense.alpha, sparse.alpha, atol=1e-5)
+    assert dense.dual == pytest.approx(sparse.dual, rel=1e-8)
+
+
+def test_shrinking_and_small_cache_do_not_change_the_solution(load):
+    X, y = _binary(*load("breast-cancer_scale"))
+    kernel = make_kernel("rbf", gamma=1.0)
+    _, plain, reference = _solve(X, y, kernel, C=10.0, shrinking=False)
+    problem, shrunk, result = _solve(X, y, kernel, C=10.0, cache_size=0.01)
+    assert min(r["active_size"] for r in result.history) < len(y) or shrunk.n_iter < 1000
+    assert problem.q.n_slots < len(y)  # the cache evicted columns
+    assert result.dual == pytest.approx(reference.dual, rel=1e-5)
+    _assert_kkt(problem, result.alpha, result.intercept, 1e-3)
+
+
+def test_tight_tol_closes_the_gap_and_dual_increases(load):
+    X, y = _binary(*load("heart_scale"))
+    problem, solver, result = _solve(X, y, make_kernel("rbf", gamma=0.5), C=10.0, tol=1e-8)
+    assert result.gap < 1e-7
+    duals = [r["dual"] for r in result.history]
+    # monotone up to the rounding of float32 kernel columns (about 1e-9 relative)
+    assert all(b >= a - 1e-8 * abs(a) for a, b in zip(duals, duals[1:]))
+    assert result.history[-1]["kernel_evaluations"] > 0
+
+
+def test_class_and_sample_weights_act_through_C(load):
+    X, y = _binary(*load("heart_scale"))
+    kernel = make_kernel("rbf", gamma=0.5)
+    cost = np.where(y > 0, 2.0, 0.5)
+    problem, _, result = _solve(X, y, kernel, cost=cost, tol=1e-6)
+    assert np.all(result.alpha <= cost + 1e-12)
+    assert np.any(np.isclose(result.alpha, 2.0)) or np.any(np.isclose(result.alpha, 0.5))
+    _assert_kkt(problem, result.alpha, result.intercept, 1e-6)
+    # a zero-cost row never moves and does not change the solution of the others
+    zero = cost.copy()
+    zero[0] = 0.0
+    _, _, with_zero = _solve(X, y, kernel, cost=zero, tol=1e-8)
+    _, _, without = _solve(X[1:], y[1:], kernel, cost=cost[1:], tol=1e-8)
+    assert with_zero.alpha[0] == 0.0
+    assert with_zero.dual == pytest.approx(without.dual, rel=1e-8)
+
+
+def test_squared_hinge_meets_its_kkt_conditions(load):
+    X, y = _binary(*load("heart_scale"))
+    problem, _, result = _solve(X, y, make_kernel("rbf", gamma=0.5), loss="squared_hinge",
+                                tol=1e-6)
+    assert result.status == "converged"
+    _assert_kkt(problem, result.alpha, result.intercept, 1e-6)
+    assert 0 <= result.gap < 1e-5
+
+
+def test_step_limit_and_warm_start(load):
+    X, y = _binary(*load("breast-cancer_scale"))
+    kernel = make_kernel("rbf", gamma=1.0)
+    problem = KernelDualProblem(X, y, np.full(len(y), 10.0), "hinge", "exact", kernel)
+    solver = SMO(problem, 1e-3, steps_per_epoch=10, max_steps=25)
+    result = run_epochs(solver, problem, Stopping(max_iter=3))
+    assert result.status == "max_iter" and solver.n_iter == 25
+    # the final certificate is exact even when stopped while shrunk
+    G = problem.gradient(result.alpha)
+    assert result.dual == pytest.approx(problem.dual_from_gradient(result.alpha, G), rel=1e-7)
+    assert result.primal >= result.dual
+    _, _, cold = _solve(X, y, kernel, C=10.0)
+    warm = SMO(problem, 1e-3, alpha=cold.alpha)
+    assert run_epochs(warm, problem, Stopping(max_iter=100)).n_iter <= 1
+
+
+def test_smo_refuses_a_problem_without_the_exact_bias(load):
+    X, y = _binary(*load("heart_scale"))
+    problem = KernelDualProblem(X, y, np.ones(len(y)), "hinge", "none", make_kernel("rbf"))
+    with pytest.raises(ValueError, match="bias='exact'"):
+        SMO(problem)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["a9a.bz2", "w7a.bz2", "ijcnn1.bz2"])
+@pytest.mark.parametrize("kernel_name", ["rbf", "sigmoid"])
+def test_benchmark_sets_match_libsvm(load, name, kernel_name):
+    X, y = _binary(*load(name))
+    kernel = make_kernel(kernel_name, gamma=1.0 / X.shape[1])
+    problem, _, result = _solve(X, y, kernel, C=1.0)
+    assert result.status == "converged"
+    alpha_ref, _, _ = libsvm_kernel(X, y, kernel, C=1.0)
+    dual_ref = problem.dual_from_gradient(alpha_ref, problem.gradient(alpha_ref))
+    assert result.dual == pytest.approx(dual_ref, rel=1e-4)
+    _assert_kkt(problem, result.alpha, result.intercept, 1e-3)

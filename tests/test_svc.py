@@ -1,0 +1,187 @@
+"""dualsvm.SVC: scikit-learn's contract, LIBSVM's model layout and predictions, bad input."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC as SkSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dualsvm import SVC
+from dualsvm.kernel_training import SOLVERS
+
+# tol=1e-9 and a fixed gamma (gamma="scale" depends on the rows) for the sample-weight
+# equivalences; an RBF kernel keeps that quick (a
+# linear kernel on the checks' sparse data needs 8.5 million steps, in LIBSVM too)
+ESTIMATORS = [SVC(), SVC(gamma=0.5, tol=1e-9), SVC(kernel="precomputed")]
+
+
+def expected_failures(estimator):
+    if estimator.tol < 1e-8:
+        return {}
+    reason = "at the default tol the solutions of the two fits differ by about tol"
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
+def test_sklearn_estimator_contract(estimator, check):
+    check(estimator)
+
+
+def _int32(X):
+    X = sp.csr_matrix(X)  # scikit-learn's SVC takes 32-bit indices only
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+@pytest.mark.parametrize("kernel,params", [
+    ("rbf", {"gamma": 0.1}), ("poly", {"gamma": 0.1, "coef0": 0.5}),
+    ("sigmoid", {"gamma": 0.01, "coef0": -0.5}), ("linear", {})])
+def test_multiclass_model_equals_sklearn(kernel, params):
+    X, y = load_iris(return_X_y=True)
+    ours = SVC(kernel=kernel, C=10, **params).fit(X, y)
+    theirs = SkSVC(kernel=kernel, C=10, **params).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, theirs.support_)
+    np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-6)
+    np.testing.assert_allclose(ours.support_vectors_, theirs.support_vectors_)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    ovo = SVC(kernel=kernel, C=10, decision_function_shape="ovo", **params).fit(X, y)
+    np.testing.assert_allclose(ovo.decision_function(X),
+                               SkSVC(kernel=kernel, C=10, decision_function_shape="ovo",
+                                     **params).fit(X, y).decision_function(X), atol=1e-5)
+    assert ours.status_ == ["converged"] * 3
+    assert np.all(ours.gap_ >= -1e-6)  # weak duality needs a PSD kernel (not sigmoid)
+    if kernel == "linear":
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+
+
+def test_binary_signs_class_weight_and_history(load):
+    X, y = load("heart_scale")
+    X = _int32(X)
+    weights = {-1: 1.0, 1: 3.0}
+    ours = SVC(gamma=0.2, class_weight=weights).fit(X, y)
+    theirs = SkSVC(gamma=0.2, class_weight=weights).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, theirs.support_)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_.toarray(), atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-6)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-6)
+    assert ours.n_iter_[0] == theirs.n_iter_[0]
+    record = ours.history_[0][-1]
+    assert record["dual"] == pytest.approx(ours.dual_[0])
+    assert record["kernel_evaluations"] > 0 and record["iterations"] == ours.n_iter_[0]
+
+
+def test_predictions_match_libsvm_on_test_file(load):
+    from libsvm import svmutil
+
+    X, y = load("svmguide1")
+    Xt, yt = load("svmguide1.t", n_features=X.shape[1])
+    model = svmutil.svm_train(svmutil.svm_problem(y, sp.csr_matrix(X)),
+                              svmutil.svm_parameter("-t 2 -g 0.25 -c 1 -q"))
+    expected, _, _ = svmutil.svm_predict(yt, sp.csr_matrix(Xt), model, "-q")
+    predicted = SVC(gamma=0.25).fit(X, y).predict(Xt)
+    assert np.mean(predicted == np.array(expected)) > 0.999
+
+
+def test_precomputed_equals_rbf():
+    X, y = load_iris(return_X_y=True)
+    K = rbf_kernel(X, gamma=0.5)
+    a = SVC(kernel="rbf", gamma=0.5).fit(X, y)
+    b = SVC(kernel="precomputed").fit(K, y)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, atol=1e-6)
+    np.testing.assert_array_equal(a.predict(X), b.predict(K))
+
+
+def test_sample_weight_zero_equals_removing_rows():
+    X, y = load_iris(return_X_y=True)
+    w = np.ones(len(y))
+    w[::7] = 0
+    a = SVC(gamma=0.5, tol=1e-8).fit(X, y, sample_weight=w)
+    b = SVC(gamma=0.5, tol=1e-8).fit(X[w > 0], y[w > 0])
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
+
+
+def test_time_limit_and_callback_stop_with_a_usable_model(load):
+    X, y = load("a8a.bz2")
+    X, y = X[:3000], y[:3000]
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        model = SVC(time_limit=0.0).fit(X, y)
+    assert model.status_ == ["time_limit"]
+    assert model.predict(X[:5]).shape == (5,)
+    seen = []
+    model = SVC(callback=lambda r: seen.append(r) or True).fit(X, y)
+    assert model.status_ == ["callback"] and len(seen) == 1 and "alpha" in seen[0]
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        model = SVC(max_iter=10).fit(X, y)
+    assert model.n_iter_[0] == 10 and model.gap_[0] > 0
+
+
+def test_verbose_trace(load, capsys):
+    X, y = load("heart_scale")
+    SVC(verbose=3).fit(X, y)
+    err = capsys.readouterr().err
+    assert "primal" in err and "stopped: converged" in err
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"solver": "newton"}, ValueError, "solver"),
+    ({"kernel": "cubic"}, ValueError, "kernel"),
+    ({"gamma": -1.0}, ValueError, "gamma"),
+    ({"C": 0.0}, ValueError, "C"),
+    ({"tol": 0.0}, ValueError, "tol"),
+    ({"cache_size": 0}, ValueError, "cache_size"),
+    ({"max_iter": -2}, ValueError, "max_iter"),
+])
+def test_bad_parameters(kwargs, error, message):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(error, match=message):
+        SVC(**kwargs).fit(X, y)
+
+
+def test_missing_solvers_and_wrong_combinations_are_clear_errors():
+    X, y = load_iris(return_X_y=True)
+    for name, entry in SOLVERS.items():
+        if entry is None:
+            with pytest.raises(NotImplementedError, match=f"solver='{name}' is not available"):
+                SVC(solver=name).fit(X, y)
+        elif "squared_hinge" not in entry[2]:
+            with pytest.raises(ValueError, match="does not solve loss='squared_hinge'"):
+                SVC(solver=name, loss="squared_hinge").fit(X, y)
+
+
+def test_bad_data():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="NaN"):
+        SVC().fit(np.where(X > 7, np.nan, X), y)
+    with pytest.raises(ValueError, match="square"):
+        SVC(kernel="precomputed").fit(X, y)
+    with pytest.raises(ValueError, match="2 classes"):
+        SVC().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="zero weight"):
+        SVC(class_weight={0: 0.0, 1: 0.0, 2: 0.0}).fit(X, y)
+    model = SVC().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("train,test", [("a9a.bz2", "a9a.t.bz2"), ("w7a.bz2", "w7a.t.bz2")])
+def test_benchmark_test_files_match_libsvm(load, train, test):
+    from libsvm import svmutil
+
+    X, y = load(train)
+    Xt, yt = load(test, n_features=X.shape[1])
+    gamma = 1.0 / X.shape[1]
+    model = svmutil.svm_train(svmutil.svm_problem(y, sp.csr_matrix(X)),
+                              svmutil.svm_parameter(f"-t 2 -g {gamma} -c 1 -q"))
+    expected, _, _ = svmutil.svm_predict(yt, sp.csr_matrix(Xt), model, "-q")
+    predicted = SVC(gamma=gamma).fit(X, y).predict(Xt)
+    assert np.mean(predicted == np.array(expected)) > 0.999
