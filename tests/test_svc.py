@@ -1,5 +1,7 @@
 """dualsvm.SVC: scikit-learn's contract, LIBSVM's model layout and predictions, bad input."""
 
+import json
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -185,3 +187,102 @@ def test_benchmark_test_files_match_libsvm(load, train, test):
     expected, _, _ = svmutil.svm_predict(yt, sp.csr_matrix(Xt), model, "-q")
     predicted = SVC(gamma=gamma).fit(X, y).predict(Xt)
     assert np.mean(predicted == np.array(expected)) > 0.999
+
+
+# --- command line and model files -------------------------------------------------
+
+
+def _cli(capsys, *argv):
+    from dualsvm import cli
+
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("options", [["-t", "2", "-g", "0.5"], ["--kernel", "poly", "-r", "1"],
+                                     ["-t", "3", "-g", "0.05", "-r", "-1", "-h", "0", "-m", "1"]])
+def test_cli_train_predict_matches_libsvm(tmp_path, capsys, data_dir, options):
+    from libsvm import svmutil
+
+    train, model, out = data_dir / "heart_scale", tmp_path / "m.model", tmp_path / "out"
+    status, stdout, _ = _cli(capsys, "train", "-q", *options, train, model)
+    assert status == 0
+    status, stdout, _ = _cli(capsys, "predict", train, model, out)
+    assert status == 0
+    y, x = svmutil.svm_read_problem(str(train))
+    libsvm_options = " ".join(o.replace("--kernel", "-t").replace("poly", "1") for o in options)
+    theirs = svmutil.svm_train(y, x, libsvm_options + " -q")
+    labels, (accuracy, _, _), _ = svmutil.svm_predict(y, x, theirs, "-q")
+    assert np.array_equal(np.loadtxt(out), labels)
+    assert stdout.startswith("Accuracy = %g%%" % accuracy)
+
+
+def test_cli_multiclass_json_trace_and_model_round_trip(tmp_path, capsys):
+    from dualsvm import io
+
+    X, y = load_iris(return_X_y=True)
+    data = tmp_path / "iris.svm"
+    data.write_text("".join(f"{int(c)} " + " ".join(f"{k + 1}:{v}" for k, v in enumerate(row))
+                            + "\n" for row, c in zip(X, y)))
+    model, trace = tmp_path / "m", tmp_path / "t.jsonl"
+    status, stdout, err = _cli(capsys, "train", "-t", "2", "-g", "0.25", "-c", "10",
+                               "--json", "--trace", trace, data, model)
+    assert status == 0
+    summary = json.loads(stdout)
+    assert summary["status"] == "converged" and summary["kernel"]["gamma"] == 0.25
+    assert {json.loads(line)["class"] for line in trace.read_text().splitlines()} == \
+        {"0 vs 1", "0 vs 2", "1 vs 2"}
+    loaded = io.load_model(model)
+    reference = SVC(gamma=0.25, C=10).fit(X, y)
+    np.testing.assert_allclose(loaded.decision_function(X), reference.decision_function(X),
+                               atol=1e-9)
+    assert loaded.status_ == reference.status_
+    sparse = SVC(kernel="sigmoid", gamma=0.01).fit(sp.csr_matrix(X), y)
+    io.save_model(sparse, tmp_path / "s")
+    np.testing.assert_array_equal(io.load_model(tmp_path / "s").predict(X), sparse.predict(X))
+
+
+def test_cli_precomputed_kernel_file(tmp_path, capsys):
+    X, y = load_iris(return_X_y=True)
+    K = rbf_kernel(X, gamma=0.5)
+    data = tmp_path / "k.svm"
+    data.write_text("".join(f"{int(c)} 0:{i + 1} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in
+                                                              enumerate(row)) + "\n"
+                            for i, (row, c) in enumerate(zip(K, y))))
+    model, out = tmp_path / "m", tmp_path / "out"
+    assert _cli(capsys, "train", "-q", "-t", "4", data, model)[0] == 0
+    assert _cli(capsys, "predict", data, model, out)[0] == 0
+    np.testing.assert_array_equal(np.loadtxt(out), SVC(gamma=0.5).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("options,message", [
+    (["-t", "7"], "unknown kernel type '7'"),
+    (["-h", "2"], "-h takes 0 or 1"),
+    (["-g", "0"], "gamma must be > 0"),
+    (["-t", "2", "-B", "1"], "-B is for linear models"),
+    (["-t", "2", "-v", "3"], "-v (cross validation) is not available"),
+    (["-t", "1", "--kernel", "rbf"], "-t and --kernel disagree"),
+])
+def test_cli_bad_kernel_options(tmp_path, capsys, data_dir, options, message):
+    status, _, err = _cli(capsys, "train", *options, data_dir / "heart_scale", tmp_path / "m")
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_bad_precomputed_file_and_damaged_kernel_model(tmp_path, capsys, data_dir):
+    from dualsvm import io
+
+    status, _, err = _cli(capsys, "train", "-t", "4", data_dir / "heart_scale", tmp_path / "m")
+    assert status == 1 and "precomputed kernel file needs '0:1'" in err
+    model = SVC().fit(*load_iris(return_X_y=True))
+    io.save_model(model, tmp_path / "good")
+    with np.load(tmp_path / "good") as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    arrays["dual_coef_"] = arrays["dual_coef_"][:, :-1]
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(io.ModelError, match="dual_coef_ must be finite float64 of shape"):
+        io.load_model(tmp_path / "bad.npz")
+    arrays.pop("dual_coef_")
+    np.savez(tmp_path / "missing.npz", **arrays)
+    with pytest.raises(io.ModelError, match="entries missing: \\['dual_coef_'\\]"):
+        io.load_model(tmp_path / "missing.npz")

@@ -3,6 +3,7 @@
 ::
 
     dualsvm train [options] FILE [MODEL]       (LIBLINEAR's -s 1|3 -c -e -B -wi -v -q)
+    dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -t -g -d -r -c -e -m -h -wi)
     dualsvm predict [-q] TEST MODEL OUTPUT     (a dualsvm or a LIBLINEAR model file)
     dualsvm export-liblinear MODEL OUT
     dualsvm import-liblinear IN MODEL
@@ -86,6 +87,28 @@ def _solver(text):
     return value
 
 
+#: LIBSVM's -t values.
+KERNEL_TYPES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3, "precomputed": 4}
+_KERNEL_OPTIONS = ("kernel_type", "kernel_name", "gamma", "degree", "coef0", "cache_size",
+                   "shrinking")
+
+
+def _kernel_type(text):
+    names = {v: k for k, v in KERNEL_TYPES.items()}
+    try:
+        return names[int(text)]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(
+            f"unknown kernel type {text!r}; -t takes 0 (linear), 1 (polynomial), 2 (RBF), "
+            "3 (sigmoid) or 4 (precomputed)") from None
+
+
+def _zero_one(text):
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError(f"-h takes 0 or 1, got {text!r}")
+    return text == "1"
+
+
 def _weight_pair(values):
     label, weight = values
     try:
@@ -129,14 +152,18 @@ def _build_parser():
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     train = commands.add_parser(
-        "train", allow_abbrev=False, help="train a linear SVM (LIBLINEAR's train)",
-        description="Train a linear SVM on an svmlight/LIBSVM file, like LIBLINEAR's train.",
+        "train", allow_abbrev=False, add_help=False,  # -h is LIBSVM's shrinking flag
+        help="train a linear SVM (LIBLINEAR's train) or a kernel SVM (LIBSVM's svm-train)",
+        description="Train a linear SVM on an svmlight/LIBSVM file, like LIBLINEAR's train; "
+                    "any of LIBSVM's kernel options (-t -g -d -r -m -h) or --kernel trains a "
+                    "kernel SVM (C-SVC, exact bias), like LIBSVM's svm-train.",
         epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
-    train.add_argument("-s", dest="solver", type=_solver, default=1, metavar="TYPE",
+    train.add_argument("--help", action="help", help="show this help message and exit")
+    train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, dual")
     train.add_argument("-c", dest="C", type=_number(float, "C", 0.0, True), default=1.0,
                        help="cost C > 0 (default 1)")
-    train.add_argument("-e", dest="tol", type=_number(float, "epsilon", 0.0, True), default=0.1,
+    train.add_argument("-e", dest="tol", type=_number(float, "epsilon", 0.0, True), default=None,
                        help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
     train.add_argument("-B", dest="bias", type=_number(float, "bias"), default=None,
                        help="bias: B > 0 appends a feature of value B; -1 = no bias (default)")
@@ -147,7 +174,7 @@ def _build_parser():
     train.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
     train.add_argument("--exact-bias", action="store_true",
                        help="unregularised bias (the constraint y'a = 0); not with -B")
-    train.add_argument("--max-iter", type=_number(int, "max-iter", 1), default=1000,
+    train.add_argument("--max-iter", type=_number(int, "max-iter", 1), default=None,
                        metavar="N", help="maximum number of epochs (default 1000)")
     train.add_argument("--time-limit", type=_number(float, "time-limit", 0.0, True),
                        metavar="SECONDS", help="stop training after this time, keeping the model")
@@ -156,6 +183,22 @@ def _build_parser():
     train.add_argument("--seed", type=_number(int, "seed", 0), default=0,
                        help="seed of the epoch order (default 0)")
     train.add_argument("--no-shrinking", action="store_true", help="do not shrink")
+    kernel = train.add_argument_group(
+        "kernel SVM (LIBSVM's options; any of them selects a kernel model)")
+    kernel.add_argument("-t", dest="kernel_type", type=_kernel_type, metavar="KERNEL",
+                        help="0 linear, 1 polynomial, 2 RBF (default), 3 sigmoid, 4 precomputed")
+    kernel.add_argument("--kernel", dest="kernel_name", choices=list(KERNEL_TYPES),
+                        help="the kernel by name (same as -t)")
+    kernel.add_argument("-g", dest="gamma", type=_number(float, "gamma", 0.0, True),
+                        help="gamma of poly/rbf/sigmoid (default 1/num_features)")
+    kernel.add_argument("-d", dest="degree", type=_number(int, "degree", 0),
+                        help="degree of poly (default 3)")
+    kernel.add_argument("-r", dest="coef0", type=_number(float, "coef0"),
+                        help="coef0 of poly/sigmoid (default 0)")
+    kernel.add_argument("-m", dest="cache_size", type=_number(float, "cache size", 0.0, True),
+                        metavar="MB", help="kernel cache size in MB (default 100)")
+    kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
+                        help="shrinking heuristics (default 1)")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
     train.add_argument("--json", action="store_true",
@@ -260,6 +303,11 @@ def _overall_status(statuses):
 
 
 def _train(args):
+    if any(getattr(args, name) is not None for name in _KERNEL_OPTIONS):
+        return _train_kernel(args)
+    for name, default in (("solver", 1), ("tol", 0.1), ("max_iter", 1000)):
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     import numpy as np
 
     from .io import read_svmlight, save_model
@@ -339,6 +387,105 @@ def _train(args):
     return 130 if interrupted else 0
 
 
+def _train_kernel(args):
+    """LIBSVM's svm-train (C-SVC): the same data and model checks as the linear path."""
+    import numpy as np
+
+    from .io import _with_width, read_svmlight, save_model
+    from .kernel_training import fit_kernel
+
+    usage = f"{PROG} train"
+    if args.bias is not None:
+        raise _UsageError(usage, "-B is for linear models; a kernel model has the exact "
+                          "(unregularised) bias")
+    if args.folds is not None:
+        raise _UsageError(usage, "-v (cross validation) is not available for kernel models")
+    if args.kernel_type and args.kernel_name and args.kernel_type != args.kernel_name:
+        raise _UsageError(usage, f"-t and --kernel disagree ({args.kernel_type} and "
+                          f"{args.kernel_name})")
+    if args.no_shrinking and args.shrinking:
+        raise _UsageError(usage, "-h 1 and --no-shrinking disagree")
+    say = _Say(quiet=args.quiet, to_stderr=args.json)
+    model_path = args.model or os.path.basename(args.file) + ".model"
+    _check_writable(model_path, "model file")
+    if args.trace:
+        _check_writable(args.trace, "trace file")
+
+    kernel = args.kernel_type or args.kernel_name or "rbf"
+    X, y = read_svmlight(args.file, precomputed=kernel == "precomputed")
+    if kernel == "precomputed":
+        if X.shape[1] > X.shape[0]:
+            raise CommandError(f"{args.file}: a precomputed kernel file of {X.shape[0]} samples "
+                               f"has {X.shape[1]} kernel columns")
+        X = np.ascontiguousarray(_with_width(X, X.shape[0]).toarray())
+    classes = np.unique(y)
+    if len(classes) < 2:
+        from .io import format_label
+
+        raise CommandError(f"{args.file}: all {len(y)} samples have the label "
+                           f"{format_label(classes[0])}; training needs at least two classes")
+    weights = np.ones(len(classes))
+    for pair in args.weights:
+        label, weight = _weight_pair(pair)
+        if label in classes:
+            weights[np.searchsorted(classes, label)] = weight
+        else:
+            say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
+    params = dict(
+        C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
+        gamma="auto" if args.gamma is None else args.gamma,
+        coef0=0.0 if args.coef0 is None else args.coef0,
+        loss="squared_hinge" if args.solver == 1 else "hinge", solver="smo",
+        tol=1e-3 if args.tol is None else args.tol,
+        cache_size=100.0 if args.cache_size is None else args.cache_size,
+        shrinking=not args.no_shrinking and args.shrinking is not False,
+        class_weight=None, max_iter=-1 if args.max_iter is None else args.max_iter,
+        time_limit=args.time_limit, callback=None, verbose=0 if args.quiet else 2,
+        decision_function_shape="ovr", random_state=args.seed)
+    cost = args.C * weights[np.searchsorted(classes, y)]
+    if not (cost > 0).any():
+        raise CommandError("every class has weight 0 (-w): nothing to train")
+    start = time.perf_counter()
+    model = fit_kernel(X, y, cost, params)
+    seconds = time.perf_counter() - start
+    interrupted = "interrupted" in model.status_
+    if model.early_stop() and not interrupted:
+        say.warn(f"{model.early_stop()} Increase --max-iter or --time-limit, or loosen -e.")
+    from .kernel_training import class_pairs
+
+    for p, (i, j) in enumerate(class_pairs(len(classes))):
+        prefix = (f"classes {_label_json(classes[i])} vs {_label_json(classes[j])}: "
+                  if len(classes) > 2 else "")
+        status = model.status_[p]
+        say(f"{prefix}optimization finished, #iter = {model.n_iter_[p]}, "
+            f"primal = {model.primal_[p]:.10g}, dual = {model.dual_[p]:.10g}, "
+            f"gap = {model.gap_[p]:.3e}, b = {model.intercept_[p]:.10g}"
+            + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
+    say(f"Total nSV = {len(model.support_)}")
+    if interrupted:
+        print(f"{PROG}: training was interrupted; saving the current model to {model_path} "
+              f"(relative duality gap {max(model.gap_):.3g})", file=sys.stderr)
+    try:
+        save_model(model, model_path)
+    except OSError as e:
+        raise _write_error(model_path, "model file", e) from None
+    if args.trace:
+        _write_trace(args.trace, model, [f"{_label_json(classes[i])} vs {_label_json(classes[j])}"
+                                         for i, j in class_pairs(len(classes))])
+    if args.json:
+        primal, dual = float(sum(model.primal_)), float(sum(model.dual_))
+        print(json.dumps({
+            "command": "train", "data": args.file, "model": model_path, "solver": "smo",
+            "kernel": model.kernel.to_dict(), "loss": params["loss"], "C": args.C,
+            "bias": "exact", "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+            "classes": [_label_json(c) for c in classes],
+            "status": _overall_status(model.status_), "iterations": int(sum(model.n_iter_)),
+            "seconds": seconds, "primal": _finite(primal), "dual": _finite(dual),
+            "gap": _finite((primal - dual) / max(abs(primal), sys.float_info.min)),
+            "n_support": int(len(model.support_))}))
+    return 130 if interrupted else 0
+
+
 class _Say:
     """Messages: stdout like LIBLINEAR, or stderr when stdout carries JSON."""
 
@@ -355,12 +502,12 @@ class _Say:
             print(f"{PROG}: warning: {' '.join(text.split())}", file=sys.stderr)
 
 
-def _write_trace(path, model):
+def _write_trace(path, model, labels=None):
     try:
         with open(path, "w", encoding="utf-8") as f:
             for k, history in enumerate(model.history_):
-                label = (_label_json(model.classes_[k]) if len(model.history_) > 1
-                         else _label_json(model.classes_[1]))
+                label = (labels[k] if labels is not None else _label_json(model.classes_[k])
+                         if len(model.history_) > 1 else _label_json(model.classes_[1]))
                 for record in history:
                     record = {key: _finite(v) if isinstance(v, float) else v
                               for key, v in record.items()}
@@ -458,7 +605,9 @@ def _predict(args):
 
     _check_writable(args.output, "output file")
     estimator = load_any_model(args.model)
-    X, y = read_svmlight(args.test, n_features=estimator.n_features_in_)
+    # a precomputed kernel: column 0 of LIBSVM's format holds the row ids
+    precomputed = getattr(estimator, "kernel", None) == "precomputed"
+    X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
     predicted = estimator.predict(X)
     classes = estimator.classes_
     names = np.array([format_label(c) for c in classes], dtype=object)

@@ -36,6 +36,9 @@ these ``.npy`` entries, and nothing that needs pickle to read:
 ``feature_names_in_`` (optional)
     unicode, shape (n_features_in,).
 
+Kernel models (``estimator`` = ``"SVC"``) hold other entries: see
+:mod:`dualsvm.kernel_io`.
+
 :func:`load_model` reads it with ``numpy.load(allow_pickle=False)`` and checks
 the format name and version, every entry's dtype and shape, that all numbers
 are finite and the parameters valid; anything else is a :class:`ModelError`.
@@ -109,7 +112,7 @@ def _one_line(error):
 # --------------------------------------------------------------------------- data
 
 
-def read_svmlight(path, n_features=None):
+def read_svmlight(path, n_features=None, *, precomputed=False):
     """Read an svmlight/LIBSVM data file.
 
     Parameters
@@ -120,6 +123,9 @@ def read_svmlight(path, n_features=None):
         Width of the returned matrix. Columns beyond it are dropped (LIBLINEAR
         ignores feature indices above the model's ``nr_feature``); a narrower
         file is padded with empty columns. None: the largest index in the file.
+    precomputed : bool, default=False
+        LIBSVM's precomputed-kernel format: every line starts with ``0:i``, the
+        1-based sample number, which is checked and dropped (column 1 is K(x, x_1)).
 
     Returns
     -------
@@ -155,6 +161,8 @@ def read_svmlight(path, n_features=None):
             raise DataError(f"{path}: truncated or corrupt compressed file "
                             f"({_one_line(e)})") from None
         raise DataError(f"{path}: cannot read ({e.strerror or _one_line(e)})") from None
+    if precomputed:
+        text = _drop_sample_numbers(path, text)
     try:
         parsed = parse_svmlight(text)
     except ValueError:  # a token the grammar accepts that float() does not
@@ -174,6 +182,25 @@ def read_svmlight(path, n_features=None):
     if n_features is not None:
         X = _with_width(X, int(n_features))
     return _int32_indices(X), y
+
+
+def _drop_sample_numbers(path, text):
+    """Remove the ``0:i`` tokens of a precomputed-kernel file, checking i = 1, 2, ..."""
+    import re
+
+    lines = [line for line in text.splitlines() if line.split(b"#", 1)[0].strip()]
+    out = []
+    for number, line in enumerate(lines, 1):
+        match = re.match(rb"\s*(\S+)\s+0:(\S+)(.*)$", line, re.DOTALL)
+        try:
+            ok = match is not None and float(match.group(2)) == number
+        except ValueError:
+            ok = False
+        if not ok:
+            raise DataError(f"{path}: line {number}: a precomputed kernel file needs '0:{number}' "
+                            "(the sample number) after the label")
+        out.append(match.group(1) + match.group(3))
+    return b"\n".join(out) + b"\n"
 
 
 def _with_width(X, n_features):
@@ -343,6 +370,19 @@ def _json_label(c):
     return c
 
 
+def _json_params(params):
+    """Estimator parameters as JSON values (``callback`` dropped; ``class_weight``
+    as [label, weight] pairs; ``random_state`` an int or None)."""
+    params = dict(params)
+    params.pop("callback", None)
+    if isinstance(params.get("class_weight"), dict):
+        params["class_weight"] = [[_json_label(k), float(v)]
+                                  for k, v in params["class_weight"].items()]
+    if not (params.get("random_state") is None or isinstance(params["random_state"], int)):
+        params["random_state"] = None
+    return {k: _json_label(v) for k, v in params.items()}
+
+
 def save_model(estimator, path):
     """Save a fitted :class:`~dualsvm.LinearSVC` (or the :class:`~dualsvm.training.LinearFit`
     the command line trains) as a dualsvm model file.
@@ -359,15 +399,12 @@ def save_model(estimator, path):
     """
     from . import __version__
 
+    if hasattr(estimator, "support_"):  # a kernel model: see dualsvm.kernel_io
+        from .kernel_io import save_kernel_model
+
+        return save_kernel_model(estimator, path)
     coef, intercept, classes = _fitted_arrays(estimator)
-    params = estimator.get_params(deep=False)
-    params.pop("callback", None)
-    if isinstance(params.get("class_weight"), dict):
-        params["class_weight"] = [[_json_label(k), float(v)]
-                                  for k, v in params["class_weight"].items()]
-    if not (params.get("random_state") is None or isinstance(params["random_state"], int)):
-        params["random_state"] = None
-    params = {k: _json_label(v) for k, v in params.items()}
+    params = _json_params(estimator.get_params(deep=False))
 
     def optional(name, convert):
         value = getattr(estimator, name, None)
@@ -428,11 +465,6 @@ def load_model(path):
             if "metadata" not in names:
                 raise ModelError(f"{path}: not a dualsvm model file (a zip/npz archive "
                                  "without dualsvm metadata)")
-            unknown = names - _ENTRIES - _OPTIONAL_ENTRIES
-            missing = _ENTRIES - names
-            if unknown or missing:
-                raise ModelError(f"{path}: not a dualsvm model file (entries "
-                                 f"missing: {sorted(missing)}, unexpected: {sorted(unknown)})")
             arrays = {name: npz[name] for name in names}
     except ModelError:
         raise
@@ -444,6 +476,16 @@ def load_model(path):
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
         raise ModelError(f"{path}: damaged or unreadable model file ({_one_line(e)})") from None
     meta = _read_metadata(path, arrays["metadata"])
+    if meta["estimator"] == "SVC":
+        from .kernel_io import build_kernel_model
+
+        return build_kernel_model(path, meta, arrays)
+    names = set(arrays)
+    unknown = names - _ENTRIES - _OPTIONAL_ENTRIES
+    missing = _ENTRIES - names
+    if unknown or missing:
+        raise ModelError(f"{path}: not a dualsvm model file (entries "
+                         f"missing: {sorted(missing)}, unexpected: {sorted(unknown)})")
     return _build_estimator(path, meta, arrays)
 
 
@@ -487,7 +529,7 @@ def _read_metadata(path, raw):
     if version != FORMAT_VERSION:
         raise ModelError(f"{path}: dualsvm model format version {version!r} is not supported "
                          f"(this dualsvm reads version {FORMAT_VERSION})")
-    if meta.get("estimator") != "LinearSVC":
+    if meta.get("estimator") not in ("LinearSVC", "SVC"):
         raise ModelError(f"{path}: unsupported estimator {meta.get('estimator')!r}")
     return meta
 

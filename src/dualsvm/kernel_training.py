@@ -73,6 +73,7 @@ class KernelFit:
     n_support_: np.ndarray
     dual_coef_: np.ndarray
     intercept_: np.ndarray
+    n_features_in_: int = 0
     n_iter_: np.ndarray = None
     primal_: np.ndarray = None
     dual_: np.ndarray = None
@@ -184,7 +185,7 @@ def fit_kernel(X, y, cost, params):
         support_=support.astype(np.int32),
         support_vectors_=np.empty((0, 0)) if precomputed else X[support],
         n_support_=np.bincount(sv_label, minlength=len(classes)).astype(np.int32),
-        dual_coef_=dual_coef, intercept_=intercept,
+        dual_coef_=dual_coef, intercept_=intercept, n_features_in_=X.shape[1],
         n_iter_=np.array(n_iter, dtype=np.int64),
         primal_=np.array([r.primal for r in results]),
         dual_=np.array([r.dual for r in results]),

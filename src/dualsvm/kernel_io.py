@@ -1,0 +1,178 @@
+"""Kernel model files: the dualsvm model format (see :mod:`dualsvm.io`) for ``SVC``.
+
+Same container and safety as linear models (an ``.npz`` read with
+``allow_pickle=False``, atomic writes, every entry checked), with
+``estimator`` = ``"SVC"`` and these entries:
+
+``metadata``
+    as for linear models, plus ``kernel`` (``{"kernel", "gamma", "degree",
+    "coef0"}``, gamma resolved to a number) and ``n_support`` (list of int);
+    ``n_iter`` is a list (one per pair of classes).
+``classes_``
+    sorted, unique labels (n_classes,).
+``support_``
+    int64 (n_SV,): training-row indices of the support vectors, grouped by class.
+``dual_coef_``
+    float64 (n_classes - 1, n_SV): y_i alpha_i in LIBSVM's layout and signs
+    (class i of pair (i, j) positive; see :mod:`dualsvm.kernel_training`).
+``intercept_``
+    float64 (n_pairs,): LIBSVM's -rho of every pair.
+``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
+``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
+    the support vectors (neither for the precomputed kernel).
+"""
+
+import json
+
+import numpy as np
+import scipy.sparse as sp
+
+from .io import (FORMAT_NAME, FORMAT_VERSION, ModelError, _atomic_write, _json_float,
+                 _json_params, _one_line)
+
+_ENTRIES = {"metadata", "classes_", "support_", "dual_coef_", "intercept_"}
+_DENSE = {"sv_dense"}
+_CSR = {"sv_data", "sv_indices", "sv_indptr"}
+
+
+def save_kernel_model(model, path):
+    """Save a fitted :class:`dualsvm.SVC` or a :class:`~dualsvm.kernel_training.KernelFit`."""
+    from . import __version__
+
+    fit = getattr(model, "_fit", model)
+    if not hasattr(fit, "dual_coef_"):
+        raise ModelError("only a fitted SVC can be saved")
+    n_features = int(getattr(model, "n_features_in_", getattr(fit, "n_features_in_", 0)))
+    meta = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "estimator": "SVC",
+        "dualsvm_version": __version__,
+        "params": _json_params(fit.params),
+        "kernel": fit.kernel.to_dict(),
+        "n_features_in": n_features,
+        "n_classes": int(len(fit.classes_)),
+        "n_support": [int(v) for v in fit.n_support_],
+        "status": [str(s) for s in fit.status_],
+        "n_iter": [int(v) for v in fit.n_iter_],
+        "primal": [_json_float(x) for x in fit.primal_],
+        "dual": [_json_float(x) for x in fit.dual_],
+        "gap": [_json_float(x) for x in fit.gap_],
+    }
+    try:
+        text = json.dumps(meta, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError) as e:
+        raise ModelError(f"the model's parameters cannot be stored as JSON ({_one_line(e)})") from None
+    arrays = {
+        "metadata": np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
+        "classes_": fit.classes_,
+        "support_": fit.support_.astype(np.int64),
+        "dual_coef_": fit.dual_coef_,
+        "intercept_": fit.intercept_,
+    }
+    sv = fit.support_vectors_
+    if fit.kernel.name != "precomputed":
+        if sp.issparse(sv):
+            sv = sp.csr_matrix(sv)
+            arrays.update(sv_data=sv.data, sv_indices=sv.indices.astype(np.int64),
+                          sv_indptr=sv.indptr.astype(np.int64))
+        else:
+            arrays["sv_dense"] = np.asarray(sv, dtype=np.float64)
+    _atomic_write(path, lambda f: np.savez(f, **arrays))
+
+
+def build_kernel_model(path, meta, arrays):
+    """A fitted :class:`dualsvm.SVC` from a validated model file's parts."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from .kernel_training import KernelFit, class_pairs
+    from .kernels import make_kernel
+    from .svc import SVC
+
+    def bad(what):
+        return ModelError(f"{path}: invalid model file ({what})")
+
+    names = set(arrays)
+    layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
+    unknown, missing = names - _ENTRIES - layout, (_ENTRIES | layout) - names
+    if unknown or missing:
+        raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
+    d, k, n_support = meta.get("n_features_in"), meta.get("n_classes"), meta.get("n_support")
+    if not (isinstance(d, int) and d >= 1 and isinstance(k, int) and k >= 2):
+        raise bad(f"n_features_in={d!r}, n_classes={k!r}")
+    if not (isinstance(n_support, list) and len(n_support) == k
+            and all(isinstance(v, int) and v >= 0 for v in n_support)):
+        raise bad(f"n_support {n_support!r}")
+    n_sv, n_pairs = sum(n_support), len(class_pairs(k))
+    classes, support = arrays["classes_"], arrays["support_"]
+    dual_coef, intercept = arrays["dual_coef_"], arrays["intercept_"]
+    if classes.dtype.kind not in "biufU" or classes.shape != (k,) or \
+            len(np.unique(classes)) != k or not np.array_equal(np.sort(classes), classes):
+        raise bad("classes_ are not k sorted, unique labels")
+    if support.dtype != np.int64 or support.shape != (n_sv,) or (support < 0).any():
+        raise bad(f"support_ has dtype {support.dtype} and shape {support.shape}")
+    for name, value, shape in (("dual_coef_", dual_coef, (k - 1, n_sv)),
+                               ("intercept_", intercept, (n_pairs,))):
+        if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
+            raise bad(f"{name} must be finite float64 of shape {shape}")
+    try:
+        kernel = make_kernel(**meta.get("kernel", {}))
+    except (TypeError, ValueError) as e:
+        raise bad(f"kernel: {_one_line(e)}") from None
+    if layout == _DENSE:
+        sv = arrays["sv_dense"]
+        if sv.dtype != np.float64 or sv.shape != (n_sv, d):
+            raise bad(f"sv_dense has dtype {sv.dtype} and shape {sv.shape}")
+    elif layout == _CSR:
+        try:
+            sv = sp.csr_matrix((arrays["sv_data"], arrays["sv_indices"], arrays["sv_indptr"]),
+                               shape=(n_sv, d))
+            sv.check_format(full_check=True)
+        except (TypeError, ValueError) as e:
+            raise bad(f"support vectors: {_one_line(e)}") from None
+        if sv.data.dtype != np.float64:
+            raise bad("support vectors must be float64")
+    elif kernel.name == "precomputed":
+        sv = np.empty((0, 0))
+    else:
+        raise bad("no support vectors")
+    if sv.shape[0] and not np.isfinite(sv.data if sp.issparse(sv) else sv).all():
+        raise bad("support vectors contain NaN or infinity")
+
+    estimator = SVC()
+    params = {key: value for key, value in meta.get("params", {}).items()
+              if key in estimator.get_params(deep=False) and key != "callback"}
+    if isinstance(params.get("class_weight"), list):
+        try:
+            params["class_weight"] = {label: float(w) for label, w in params["class_weight"]}
+        except (TypeError, ValueError):
+            raise bad("class_weight is not a list of [label, weight] pairs") from None
+    try:
+        estimator.set_params(**params)
+        estimator._validate_params()
+    except (InvalidParameterError, TypeError, ValueError) as e:
+        raise bad(f"parameters: {_one_line(e)}") from None
+
+    def per_pair(name, kind):
+        values = meta.get(name)
+        if values is None:
+            return None
+        if not (isinstance(values, list) and len(values) == n_pairs
+                and all(v is None or isinstance(v, kind) for v in values)):
+            raise bad(f"{name} {values!r}")
+        return values
+
+    status = per_pair("status", str) or ["unknown"] * n_pairs
+    n_iter = per_pair("n_iter", int) or [0] * n_pairs
+    certificate = {name + "_": np.array([np.nan if v is None else v
+                                         for v in (per_pair(name, (int, float)) or
+                                                   [None] * n_pairs)], dtype=np.float64)
+                   for name in ("primal", "dual", "gap")}
+    fit = KernelFit(params=estimator.get_params(deep=False), kernel=kernel, classes_=classes,
+                    support_=support.astype(np.int32), support_vectors_=sv,
+                    n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
+                    intercept_=intercept, n_iter_=np.array(n_iter, dtype=np.int64),
+                    status_=list(status), **certificate)
+    estimator._set_fit(fit)
+    estimator.n_features_in_ = d
+    return estimator
