@@ -27,6 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from ._fastmath import fast_exp, fast_tanh
+
 #: Kernel codes across the Python/Numba boundary (LIBSVM's -t numbers).
 LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
 KERNELS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
@@ -145,11 +147,11 @@ def kernel_from_dot(params, dot, sq_i, sq_j):
     """K from x_i'x_j and the squared norms; ``params`` = Kernel.params."""
     code, gamma, coef0, degree = params
     if code == RBF:
-        return np.exp(-gamma * max(sq_i + sq_j - 2.0 * dot, 0.0))
+        return fast_exp(-gamma * max(sq_i + sq_j - 2.0 * dot, 0.0))
     if code == POLY:
         return _power(gamma * dot + coef0, degree)
     if code == SIGMOID:
-        return np.tanh(gamma * dot + coef0)
+        return fast_tanh(gamma * dot + coef0)
     return dot
 
 
