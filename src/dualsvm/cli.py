@@ -373,6 +373,16 @@ def _train(args):
             f"primal = {model.primal_[k]:.10g}, dual = {model.dual_[k]:.10g}, "
             f"gap = {model.gap_[k]:.3e}"
             + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
+    _save(args, model, model_path, interrupted)
+    if args.json:
+        print(json.dumps(_summary(args, model, X, solver, seconds, model_path)))
+    return 130 if interrupted else 0
+
+
+def _save(args, model, model_path, interrupted, trace_labels=None):
+    """Save the model (also after Ctrl-C, saying so) and the trace."""
+    from .io import save_model
+
     if interrupted:
         print(f"{PROG}: training was interrupted; saving the current model to {model_path} "
               f"(relative duality gap {max(model.gap_):.3g})", file=sys.stderr)
@@ -381,17 +391,14 @@ def _train(args):
     except OSError as e:
         raise _write_error(model_path, "model file", e) from None
     if args.trace:
-        _write_trace(args.trace, model)
-    if args.json:
-        print(json.dumps(_summary(args, model, X, solver, seconds, model_path)))
-    return 130 if interrupted else 0
+        _write_trace(args.trace, model, trace_labels)
 
 
 def _train_kernel(args):
     """LIBSVM's svm-train (C-SVC): the same data and model checks as the linear path."""
     import numpy as np
 
-    from .io import _with_width, read_svmlight, save_model
+    from .io import _with_width, read_svmlight
     from .kernel_training import fit_kernel
 
     usage = f"{PROG} train"
@@ -462,16 +469,9 @@ def _train_kernel(args):
             f"gap = {model.gap_[p]:.3e}, b = {model.intercept_[p]:.10g}"
             + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
     say(f"Total nSV = {len(model.support_)}")
-    if interrupted:
-        print(f"{PROG}: training was interrupted; saving the current model to {model_path} "
-              f"(relative duality gap {max(model.gap_):.3g})", file=sys.stderr)
-    try:
-        save_model(model, model_path)
-    except OSError as e:
-        raise _write_error(model_path, "model file", e) from None
-    if args.trace:
-        _write_trace(args.trace, model, [f"{_label_json(classes[i])} vs {_label_json(classes[j])}"
-                                         for i, j in class_pairs(len(classes))])
+    _save(args, model, model_path, interrupted,
+          [f"{_label_json(classes[i])} vs {_label_json(classes[j])}"
+           for i, j in class_pairs(len(classes))])
     if args.json:
         primal, dual = float(sum(model.primal_)), float(sum(model.dual_))
         print(json.dumps({

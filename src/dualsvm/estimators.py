@@ -154,18 +154,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             order="C")
-        X = _canonical(X)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError("This solver needs samples of at least 2 classes in the data, "
-                             f"but the data contains only one class: {self.classes_[0]!r}")
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                             ensure_non_negative=True)
-        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
+        X, y, cost = _validated_costs(self, X, y, sample_weight)
 
         n_problems = 1 if len(self.classes_) == 2 else len(self.classes_)
         fit = fit_linear(X, y, cost, self.get_params(deep=False),
@@ -187,6 +176,21 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _validated_costs(estimator, X, y, sample_weight):
+    """Validated (X, y) and C_i = C * class_weight[y_i] * sample_weight_i; sets classes_."""
+    X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+    X = _canonical(X)
+    check_classification_targets(y)
+    estimator.classes_ = np.unique(y)
+    if len(estimator.classes_) < 2:
+        raise ValueError("This solver needs samples of at least 2 classes in the data, "
+                         f"but the data contains only one class: {estimator.classes_[0]!r}")
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                         ensure_non_negative=True)
+    class_weight = compute_class_weight(estimator.class_weight, classes=estimator.classes_, y=y)
+    return X, y, estimator.C * class_weight[np.searchsorted(estimator.classes_, y)] * sample_weight
 
 
 def _canonical(X):

@@ -534,9 +534,30 @@ def _read_metadata(path, raw):
     return meta
 
 
-def _build_estimator(path, meta, arrays):
+def _with_params(estimator, meta, bad):
+    """The estimator with the file's parameters set and validated (undoes _json_params)."""
     from sklearn.utils._param_validation import InvalidParameterError
 
+    params = meta.get("params")
+    if not isinstance(params, dict):
+        raise bad("params is not an object")
+    known = estimator.get_params(deep=False)
+    params = {key: value for key, value in params.items() if key in known and key != "callback"}
+    weights = params.get("class_weight")
+    if isinstance(weights, list):
+        try:
+            params["class_weight"] = {label: float(weight) for label, weight in weights}
+        except (TypeError, ValueError):
+            raise bad("class_weight is not a list of [label, weight] pairs") from None
+    try:
+        estimator.set_params(**params)
+        estimator._validate_params()
+    except (InvalidParameterError, TypeError, ValueError) as e:
+        raise bad(f"parameters: {_one_line(e)}") from None
+    return estimator
+
+
+def _build_estimator(path, meta, arrays):
     from .estimators import LinearSVC
 
     def bad(what):
@@ -562,23 +583,7 @@ def _build_estimator(path, meta, arrays):
     if len(np.unique(classes)) != k or not np.array_equal(np.sort(classes), classes):
         raise bad("class labels are not sorted and unique")
 
-    params = meta.get("params")
-    if not isinstance(params, dict):
-        raise bad("params is not an object")
-    estimator = LinearSVC()
-    known = estimator.get_params(deep=False)
-    params = {key: value for key, value in params.items() if key in known and key != "callback"}
-    weights = params.get("class_weight")
-    if isinstance(weights, list):
-        try:
-            params["class_weight"] = {label: float(weight) for label, weight in weights}
-        except (TypeError, ValueError):
-            raise bad("class_weight is not a list of [label, weight] pairs") from None
-    try:
-        estimator.set_params(**params)
-        estimator._validate_params()
-    except (InvalidParameterError, TypeError, ValueError) as e:
-        raise bad(f"parameters: {_one_line(e)}") from None
+    estimator = _with_params(LinearSVC(), meta, bad)
 
     estimator.classes_ = classes
     estimator.coef_ = coef

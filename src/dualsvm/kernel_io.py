@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .io import (FORMAT_NAME, FORMAT_VERSION, ModelError, _atomic_write, _json_float,
-                 _json_params, _one_line)
+                 _json_params, _one_line, _with_params)
 
 _ENTRIES = {"metadata", "classes_", "support_", "dual_coef_", "intercept_"}
 _DENSE = {"sv_dense"}
@@ -83,8 +83,6 @@ def save_kernel_model(model, path):
 
 def build_kernel_model(path, meta, arrays):
     """A fitted :class:`dualsvm.SVC` from a validated model file's parts."""
-    from sklearn.utils._param_validation import InvalidParameterError
-
     from .kernel_training import KernelFit, class_pairs
     from .kernels import make_kernel
     from .svc import SVC
@@ -139,19 +137,7 @@ def build_kernel_model(path, meta, arrays):
     if sv.shape[0] and not np.isfinite(sv.data if sp.issparse(sv) else sv).all():
         raise bad("support vectors contain NaN or infinity")
 
-    estimator = SVC()
-    params = {key: value for key, value in meta.get("params", {}).items()
-              if key in estimator.get_params(deep=False) and key != "callback"}
-    if isinstance(params.get("class_weight"), list):
-        try:
-            params["class_weight"] = {label: float(w) for label, w in params["class_weight"]}
-        except (TypeError, ValueError):
-            raise bad("class_weight is not a list of [label, weight] pairs") from None
-    try:
-        estimator.set_params(**params)
-        estimator._validate_params()
-    except (InvalidParameterError, TypeError, ValueError) as e:
-        raise bad(f"parameters: {_one_line(e)}") from None
+    estimator = _with_params(SVC(), meta, bad)
 
     def per_pair(name, kind):
         values = meta.get(name)

@@ -12,12 +12,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.multiclass import _ovr_decision_function
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimators import _canonical
+from .estimators import _validated_costs
 from .kernel_training import SOLVERS, fit_kernel, solver_entry
 from .kernels import KERNELS
 
@@ -155,22 +154,12 @@ class SVC(ClassifierMixin, BaseEstimator):
         self
         """
         solver_entry(self.solver, self.loss)  # a missing solver or a wrong loss: before the data
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
-        X = _canonical(X)
+        X, y, cost = _validated_costs(self, X, y, sample_weight)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
                                  f"kernel matrix; X has shape {X.shape}")
             X = X.toarray() if sp.issparse(X) else X
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError("SVC needs samples of at least 2 classes in the data, but the "
-                             f"data contains only one class: {self.classes_[0]!r}")
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                             ensure_non_negative=True)
-        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
         if not (cost > 0).any():
             raise ValueError("every sample has zero weight (sample_weight or class_weight)")
         self._set_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
