@@ -62,7 +62,8 @@ def save_kernel_model(model, path):
     try:
         text = json.dumps(meta, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError) as e:
-        raise ModelError(f"the model's parameters cannot be stored as JSON ({_one_line(e)})") from None
+        raise ModelError("the model's parameters cannot be stored as JSON "
+                         f"({_one_line(e)})") from None
     arrays = {
         "metadata": np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
         "classes_": fit.classes_,

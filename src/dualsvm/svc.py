@@ -26,7 +26,8 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     Solves, for each pair of classes,
 
-        min_{f, b} 1/2 ||f||^2 + sum_i C_i loss(y_i (f(x_i) + b)),   C_i = C * class_weight[y_i] * sample_weight_i
+        min_{f, b} 1/2 ||f||^2 + sum_i C_i loss(y_i (f(x_i) + b)),
+        C_i = C * class_weight[y_i] * sample_weight_i,
 
     in the dual (``loss='hinge'``: LIBSVM's and scikit-learn's SVC), with the
     duality gap of every model reported.

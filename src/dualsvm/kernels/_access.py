@@ -6,7 +6,6 @@ fastmath lets LLVM vectorise the dense dot (its sum order differs from a
 sequential one by rounding only).
 """
 
-import numpy as np
 from numba.extending import overload
 
 from .._rows import _is_dense

@@ -44,8 +44,8 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .._rows import kernel_rows
-from ._access import row_square, clear_row, dense_row, dot_dense, gram_entry
-from .functions import PRECOMPUTED, RBF, kernel_from_dot, kernel_from_dots
+from ._access import clear_row, dense_row, dot_dense, gram_entry, row_square
+from .functions import PRECOMPUTED, kernel_from_dot, kernel_from_dots
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
 CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
