@@ -8,6 +8,10 @@ so the projection onto the ball ||w|| <= 1/sqrt(lambda) is O(1) too. When
 ``scale`` falls below ``_RESCALE_BELOW`` it is folded into v (O(d), rare; it is
 exactly 0 after Pegasos' first step, eta_1 lambda = 1, which forgets w).
 
+Rows are visited in random order, so, as in ``_dcd_kernels``, each step
+prefetches the rows (and per-row entries) of the steps ``_AHEAD`` and
+``2 * _AHEAD`` later: on a9a this cut an epoch from 21 ms to 5 ms.
+
 ``weight[i]`` is the multiplier s_i of sample i's loss in the stochastic
 objective lambda/2 ||w||^2 + 1/m sum_i s_i loss_i (see ``primal.py``); ``squared``
 selects the squared hinge, else the hinge. The epoch visits index[:] in order,

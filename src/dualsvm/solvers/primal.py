@@ -66,9 +66,10 @@ The certificate: these solvers have no dual variables. After an epoch
 point of :meth:`dualsvm.problem.DualProblem.dual_point` and reports P(w), that
 point's dual value D and (P - D)/P. P(w) is exact; D <= P* always, so the gap is
 an honest upper bound on the relative suboptimality of w, but for the hinge loss
-a loose one (see ``dual_point``). ``alpha`` is that dual point. ``tol``: these
-solvers have no cheap optimality measure of their own, so ``epoch`` never
-reports convergence: stop them by max_iter, time or the gap (``gap_tol``).
+a loose one (see ``dual_point``). ``alpha`` is that dual point. These solvers
+have no cheap optimality measure of their own, so ``epoch`` never reports
+convergence and ``tol`` is not theirs to use: the driver stops them by max_iter,
+time or the gap (``LinearSVC`` passes its ``tol`` as the gap to reach).
 ``violation`` is NaN; ``active_size`` is m.
 """
 
