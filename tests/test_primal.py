@@ -49,7 +49,7 @@ def test_reaches_dcd_objective(load, name, cls, loss, bias):
     p = problem(X, y, loss, bias)
     best = optimum(p).primal
     solver = run(cls, p, 1000)
-    primal, dual, gap, _ = solver.evaluate()
+    primal, dual, gap, _ = solver.certificate()
     assert best <= primal <= best * (1 + 1e-2)
     # the certificate is honest: D <= P* <= P, so the gap bounds the suboptimality
     assert dual <= best * (1 + 1e-12)
@@ -61,7 +61,7 @@ def test_minibatch_pegasos_reaches_dcd_objective(load, batch_size):
     X, y = binary(*load("heart_scale"))
     p = problem(X, y, "hinge")
     best = optimum(p).primal
-    primal = run(Pegasos, p, 1000, batch_size=batch_size).evaluate()[0]
+    primal = run(Pegasos, p, 1000, batch_size=batch_size).certificate()[0]
     assert best <= primal <= best * (1 + 1e-2)
 
 

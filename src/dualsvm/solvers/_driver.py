@@ -3,7 +3,8 @@
 Every solver exposes the same small interface (``alpha``, ``w``, ``violation``,
 ``active_size`` and ``epoch() -> converged``), so the rules for stopping,
 the per-epoch record and the progress display live here once. A solver whose w
-is not w(alpha) (the primal solvers) also has ``evaluate()``, its certificate.
+is not w(alpha) (the primal solvers) also has ``certificate() -> (primal, dual,
+relative gap, intercept)``.
 """
 
 import sys
@@ -145,8 +146,8 @@ def run_epochs(solver, problem, stopping):
 
 def _certificate(solver, problem):
     """(primal, dual, relative gap, intercept) of the solver's current model."""
-    evaluate = getattr(solver, "evaluate", None)
-    return evaluate() if evaluate is not None else problem.evaluate(solver.alpha, solver.w)
+    certificate = getattr(solver, "certificate", None)
+    return certificate() if certificate is not None else problem.evaluate(solver.alpha, solver.w)
 
 
 def _model(problem, w, evaluation):

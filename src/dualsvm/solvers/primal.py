@@ -123,7 +123,7 @@ class _PrimalSGD:
         self.w *= scale  # materialise w = scale * v once per epoch (O(d))
         return False
 
-    def evaluate(self):
+    def certificate(self):
         """(primal, dual, relative gap, intercept) of w; sets ``alpha``, the dual point."""
         primal, dual, gap, self.alpha = self.problem.evaluate_primal(self.w)
         return primal, dual, gap, 0.0
