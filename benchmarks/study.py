@@ -344,6 +344,31 @@ def figure_panels(panels, path, title, x="seconds"):
     plt.close(figure)
 
 
+def boundary_figures(figures_dir):
+    """The moving hyperplane: Pegasos and DCD on two Cleveland features (no timing).
+
+    Age and maximum heart rate (columns 1 and 8), standardised, all 303 rows.
+    """
+    import matplotlib.pyplot as plt
+
+    from dualsvm import LinearSVC
+    from dualsvm.plotting import capture_epochs, decision_boundary_gif, decision_boundary_grid
+
+    X, y, _, _, _ = load_cleveland(303)
+    X = X[:, [0, 7]]
+    epochs = [1, 2, 3, 5, 10, 20, 50, 100]
+    for solver in ("pegasos", "dcd"):
+        model = LinearSVC(solver=solver, loss="hinge", random_state=SEED, tol=1e-6)
+        frames = capture_epochs(model, X, y, epochs)
+        figure = decision_boundary_grid(model, X, y, epochs, ncols=4, frames=frames)
+        figure.suptitle(f"{solver}: hinge loss, C = 1, augmented bias; Cleveland, "
+                        "standardised age (x) and maximum heart rate (y)", fontsize="medium")
+        figure.savefig(figures_dir / f"boundary_{solver}.png", dpi=70)
+        plt.close(figure)
+        decision_boundary_gif(model, X, y, epochs, figures_dir / f"boundary_{solver}.gif",
+                              frames=frames, dpi=60)
+
+
 # ---------------------------------------------------------------------------- main
 
 def warm_up():
@@ -369,6 +394,8 @@ def main(argv=None):
     parser.add_argument("--max-epochs", type=int, default=1000)
     parser.add_argument("--quick", action="store_true",
                         help="a9a's first 5000 rows, 1 s caps, writes nothing unless --output-dir")
+    parser.add_argument("--boundary-only", action="store_true",
+                        help="only draw the decision-boundary figures (no timing)")
     parser.add_argument("--output-dir", type=Path, default=None,
                         help="results directory (default benchmarks/results/, figures in docs/figures/)")
     args = parser.parse_args(argv)
@@ -383,6 +410,10 @@ def main(argv=None):
     import matplotlib
 
     matplotlib.use("Agg")
+    if write:
+        boundary_figures(figures_dir)
+    if args.boundary_only:
+        return
     start = time.perf_counter()
     results = {"command": "python benchmarks/study.py " + " ".join(argv or sys.argv[1:]),
                "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -62,7 +62,7 @@ augmented run). The exact (unregularised) bias is not offered: its dual
 constraint has no counterpart in these steps.
 
 The certificate: these solvers have no dual variables. After an epoch
-(when monitored, and always at the end) ``evaluate`` maps w to the feasible dual
+(when monitored, and always at the end) ``certificate`` maps w to the feasible dual
 point of :meth:`dualsvm.problem.DualProblem.dual_point` and reports P(w), that
 point's dual value D and (P - D)/P. P(w) is exact; D <= P* always, so the gap is
 an honest upper bound on the relative suboptimality of w, but for the hinge loss
