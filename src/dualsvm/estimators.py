@@ -81,7 +81,8 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C per class.
     warm_start : bool, default=False
-        Start from the previous fit's dual variables when the data shape agrees.
+        Start from the previous fit's dual variables when the data shape agrees
+        (the primal solvers: from its w and step count, when the classes agree).
     callback : callable or None, default=None
         Called after every epoch with a dict (epoch, seconds, primal, dual, gap,
         violation, active_size, and the current model's ``coef`` and
