@@ -85,8 +85,9 @@ class _PrimalSGD:
 
     def __init__(self, problem, tol=None, *, shrinking=True, shuffle=True, random_state,
                  alpha=None, w=None, t=0, seen=(0, 0.0)):
-        # tol, shrinking and alpha are accepted for the uniform solver interface
-        # (see the module docstring); a warm start is w with its step count t.
+        # tol and shrinking are accepted for the uniform solver interface and
+        # unused (see the module docstring); dual variables (alpha) are refused: a
+        # warm start is w with its step count t.
         del tol, shrinking
         if problem.bias == "exact":
             raise ValueError(f"{type(self).__name__} fits the bias as an augmented feature "
@@ -119,8 +120,8 @@ class _PrimalSGD:
         self.active_size = len(self.index)
 
     def epoch(self):
-        scale, _, self.t = self._run_epoch(float(self.w @ self.w))
-        self.w *= scale  # materialise w = scale * v once per epoch (O(d))
+        # The kernel keeps w = scale * v and folds the scale back into w at its end.
+        self.t = self._run_epoch(float(self.w @ self.w))
         return False
 
     def certificate(self):
