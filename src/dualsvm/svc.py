@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import _ovr_decision_function
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimators import _validated_costs
+from .estimators import _costs, _training_data
 from .kernel_training import SOLVERS, fit_kernel, solver_entry
 from .kernels import KERNELS
 
@@ -155,7 +155,8 @@ class SVC(ClassifierMixin, BaseEstimator):
         self
         """
         solver_entry(self.solver, self.loss)  # a missing solver or a wrong loss: before the data
-        X, y, cost = _validated_costs(self, X, y, sample_weight)
+        X, y, self.classes_ = _training_data(self, X, y)
+        cost = _costs(self, X, y, self.classes_, sample_weight)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
