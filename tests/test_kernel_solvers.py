@@ -70,6 +70,11 @@ def test_knapsack_equals_brute_force(ties):
         reference = brute_force_knapsack(c, h, lower, upper, total)
         assert reference is not None
         np.testing.assert_allclose(z, reference, atol=1e-9)
+        # a guess of the multiplier (right, or wrong on either side) changes nothing
+        for guess, spread in [(lam, 0.1), (lam + 1.0, 0.5), (lam - 3.0, 0.0), (0.0, 10.0)]:
+            z_guess = np.empty(n)
+            solve_knapsack(c, h, lower, upper, total, z_guess, guess, spread)
+            np.testing.assert_allclose(z_guess, reference, atol=1e-9)
         # lam is a KKT multiplier of the solution
         np.testing.assert_allclose(z, np.clip(-(c + lam) / h, lower, upper), atol=1e-9)
 

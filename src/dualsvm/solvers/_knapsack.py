@@ -67,16 +67,21 @@ def _clip(v, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def solve_knapsack(c, h, lower, upper, total, z):
+def solve_knapsack(c, h, lower, upper, total, z, guess=np.nan, spread=0.0):
     """Solve the knapsack QP; write the minimiser into z and return the multiplier lam.
 
-    The problem must be feasible: sum(lower) <= total <= sum(upper).
+    The problem must be feasible: sum(lower) <= total <= sum(upper). A finite
+    ``guess`` of lam (a solver's previous multiplier) is tried first, then
+    ``guess +- spread`` on the side of the root: when they bracket it, every
+    variable without a breakpoint between them is folded in after two passes.
     """
     n = c.shape[0]
     fixed = 0.0  # sum of z_i over variables known to sit at a bound
     free_c = 0.0  # sum of c_i / h_i over variables known to be free
     free_w = 0.0  # sum of 1 / h_i over them
     live = np.empty(n, dtype=np.int64)
+    t_upper = np.empty(n)  # breakpoints, computed once
+    t_lower = np.empty(n)
     n_live = 0
     for i in range(n):
         if lower[i] == -np.inf and upper[i] == np.inf:
@@ -84,23 +89,30 @@ def solve_knapsack(c, h, lower, upper, total, z):
             free_w += 1.0 / h[i]
         else:
             live[n_live] = i
+            t_upper[i] = -c[i] - h[i] * upper[i]
+            t_lower[i] = -c[i] - h[i] * lower[i]
             n_live += 1
     breaks = np.empty(2 * n_live)
     lo = -np.inf
     hi = np.inf
+    round_ = 0
     while n_live > 0:
-        m = 0
-        for k in range(n_live):
-            i = live[k]
-            t_upper = -c[i] - h[i] * upper[i]
-            t_lower = -c[i] - h[i] * lower[i]
-            if lo < t_upper < hi:
-                breaks[m] = t_upper
-                m += 1
-            if lo < t_lower < hi:
-                breaks[m] = t_lower
-                m += 1
-        t = _select(breaks, m, m // 2)
+        if round_ == 0 and np.isfinite(guess):
+            t = guess
+        elif round_ == 1 and np.isfinite(guess) and spread > 0.0:
+            t = guess + spread if lo == guess else guess - spread
+        else:
+            m = 0
+            for k in range(n_live):
+                i = live[k]
+                if lo < t_upper[i] < hi:
+                    breaks[m] = t_upper[i]
+                    m += 1
+                if lo < t_lower[i] < hi:
+                    breaks[m] = t_lower[i]
+                    m += 1
+            t = _select(breaks, m, m // 2)
+        round_ += 1
         phi = fixed - free_c - t * free_w
         for k in range(n_live):
             i = live[k]
@@ -115,13 +127,11 @@ def solve_knapsack(c, h, lower, upper, total, z):
         keep = 0
         for k in range(n_live):
             i = live[k]
-            t_upper = -c[i] - h[i] * upper[i]
-            t_lower = -c[i] - h[i] * lower[i]
-            if t_lower <= lo:
+            if t_lower[i] <= lo:
                 fixed += lower[i]
-            elif t_upper >= hi:
+            elif t_upper[i] >= hi:
                 fixed += upper[i]
-            elif t_upper <= lo and t_lower >= hi:
+            elif t_upper[i] <= lo and t_lower[i] >= hi:
                 free_c += c[i] / h[i]
                 free_w += 1.0 / h[i]
             else:
