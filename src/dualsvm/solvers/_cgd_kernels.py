@@ -33,6 +33,22 @@ def q_entry(data, cache, i, j):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _onto_bound(a, upper_bound):
+    """a clipped to [0, U], and put exactly on a bound it is within rounding of.
+
+    Left an ulp away (a rounded a + (U - a), or a tiny step of a second pair), a
+    variable would look free to the KKT test and to the bias while its room, and so
+    its pair's gain, is too small for the Gauss-Southwell-q rule ever to pick it again.
+    """
+    eps = 1e-12 * (upper_bound if 1.0 < upper_bound < np.inf else 1.0)
+    if a <= eps:
+        return 0.0
+    if a >= upper_bound - eps:
+        return upper_bound
+    return a
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _pair_step(slope, curvature, room):
     """The exact minimiser t in [0, room] of slope t + 1/2 curvature t^2 (slope < 0)."""
     if curvature > 0.0:
@@ -130,8 +146,8 @@ def cgd_iterations(data, cache, grad, alpha, y, q_diag, diag, upper_bound, movab
                 continue
             t = _pair_step(slope, curvature[k], min(upper[a], -lower[b]))
             old_i, old_j = alpha[i], alpha[j]
-            alpha[i] = min(max(old_i + y[i] * t, 0.0), upper_bound[i])
-            alpha[j] = min(max(old_j - y[j] * t, 0.0), upper_bound[j])
+            alpha[i] = _onto_bound(old_i + y[i] * t, upper_bound[i])
+            alpha[j] = _onto_bound(old_j - y[j] * t, upper_bound[j])
             delta_i = alpha[i] - old_i
             delta_j = alpha[j] - old_j
             column_i = q_column(data, cache, i, everyone, n)
