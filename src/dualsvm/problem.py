@@ -25,6 +25,10 @@ Bias modes:
 * ``augmented``: x -> [x, B] (LIBLINEAR ``-B``, scikit-learn ``intercept_scaling``);
   the bias weight w_d is regularised like the others and b = B w_d.
 * ``exact``: b is free (unregularised), which adds the constraint y'a = 0.
+
+:class:`DualProblem` is the linear problem (solvers keep w);
+:class:`KernelDualProblem` the kernel one (solvers keep the gradient). Both take
+(D_ii, U_i) from :func:`dual_parameters` and the exact bias from the same KKT rule.
 """
 
 from dataclasses import dataclass
@@ -39,8 +43,62 @@ LOSSES = ("hinge", "squared_hinge")
 BIAS_MODES = ("none", "augmented", "exact")
 
 
+def dual_parameters(C, loss):
+    """(D_ii, U_i) of the dual for the costs C_i: the table above, for every problem.
+
+    A zero-cost sample (zero sample weight) gets U_i = 0 and D_ii = 0: it never moves.
+    """
+    C = np.asarray(C, dtype=np.float64)
+    if loss == "hinge":
+        return np.zeros(len(C)), C.copy()
+    with np.errstate(divide="ignore"):
+        diag = 0.5 / C
+    upper_bound = np.full(len(C), np.inf)
+    upper_bound[C == 0] = 0.0
+    diag[C == 0] = 0.0
+    return diag, upper_bound
+
+
+def _check_modes(loss, bias, allowed_bias):
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    if bias not in allowed_bias:
+        raise ValueError(f"bias must be one of {allowed_bias}, got {bias!r}")
+
+
+class _BoxDual:
+    """What every dual problem shares: y, (D_ii, U_i) and the exact bias from KKT."""
+
+    def intercept_from_dual(self, gradient, alpha):
+        """The exact bias b from the KKT conditions, given G = grad f(a).
+
+        For 0 < a_i < U_i, y_i (w'x_i + b) = 1 - D_ii a_i, so b = -y_i G_i; with no
+        such i, b is the midpoint of the interval the bounded variables allow.
+        """
+        score = -self.y * gradient
+        free = (alpha > 0) & (alpha < self.upper_bound)
+        if free.any():
+            return float(score[free].mean())
+        up, low = self.bias_sets(alpha)
+        lo = score[up].max() if up.any() else -np.inf
+        hi = score[low].min() if low.any() else np.inf
+        if np.isfinite(lo) and np.isfinite(hi):
+            return 0.5 * float(lo + hi)
+        return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+
+    def bias_sets(self, alpha):
+        """LIBSVM's I_up and I_low: where y_i a_i can still grow, and shrink.
+
+        At the optimum, max over I_up of -y_i G_i <= b <= min over I_low of it.
+        """
+        below = alpha < self.upper_bound
+        above = alpha > 0
+        positive = self.y > 0
+        return (positive & below) | (~positive & above), (positive & above) | (~positive & below)
+
+
 @dataclass(eq=False)
-class DualProblem:
+class DualProblem(_BoxDual):
     """A binary SVM problem with its dual parameters.
 
     Parameters
@@ -65,24 +123,11 @@ class DualProblem:
     bias_scale: float = 1.0
 
     def __post_init__(self):
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        if self.bias not in BIAS_MODES:
-            raise ValueError(f"bias must be one of {BIAS_MODES}, got {self.bias!r}")
-        n = self.X.shape[0]
-        if self.loss == "hinge":
-            self.diag = np.zeros(n)
-            self.upper_bound = self.C.astype(np.float64, copy=True)
-        else:
-            with np.errstate(divide="ignore"):
-                self.diag = 0.5 / self.C
-            self.upper_bound = np.full(n, np.inf)
-            # A zero-cost sample (zero sample weight) must not move: U_i = 0.
-            self.upper_bound[self.C == 0] = 0.0
-            self.diag[self.C == 0] = 0.0
+        _check_modes(self.loss, self.bias, BIAS_MODES)
+        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
         self.rows = kernel_rows(self.X)  # what compiled kernels read: see _rows
         # Q_ii + D_ii, the curvature of every coordinate.
-        self.q_diag = squared_norms(self.rows, n, self.augmented_value) + self.diag
+        self.q_diag = squared_norms(self.rows, self.n_samples, self.augmented_value) + self.diag
 
     @property
     def n_samples(self):
@@ -146,32 +191,86 @@ class DualProblem:
         dual = self.dual(alpha, w)
         return primal, dual, relative_gap(primal, dual), intercept
 
-    def intercept_from_dual(self, gradient, alpha):
-        """The exact bias b from the KKT conditions, given G = grad f(a).
 
-        For 0 < a_i < U_i, y_i (w'x_i + b) = 1 - D_ii a_i, so b = -y_i G_i; with no
-        such i, b is the midpoint of the interval the bounded variables allow.
-        """
-        score = -self.y * gradient
-        free = (alpha > 0) & (alpha < self.upper_bound)
-        if free.any():
-            return float(score[free].mean())
-        up, low = self.bias_sets(alpha)
-        lo = score[up].max() if up.any() else -np.inf
-        hi = score[low].min() if low.any() else np.inf
-        if np.isfinite(lo) and np.isfinite(hi):
-            return 0.5 * float(lo + hi)
-        return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+@dataclass(eq=False)
+class KernelDualProblem(_BoxDual):
+    """A binary kernel SVM problem: the dual above with Q_ij = y_i y_j K(x_i, x_j).
 
-    def bias_sets(self, alpha):
-        """LIBSVM's I_up and I_low: where y_i a_i can still grow, and shrink.
+    There is no w to keep; solvers maintain the gradient G = (Q + D)a - e instead,
+    and everything the certificate needs follows from it in O(n), since
+    (Q a)_i = G_i + 1 - D_ii a_i::
 
-        At the optimum, max over I_up of -y_i G_i <= b <= min over I_low of it.
-        """
-        below = alpha < self.upper_bound
-        above = alpha > 0
-        positive = self.y > 0
-        return (positive & below) | (~positive & above), (positive & above) | (~positive & below)
+        dual    D(a) = -f(a) = 1/2 sum_i a_i (1 - G_i)
+        primal  P(a, b) = 1/2 a'Q a + sum_i C_i loss((Q a)_i + y_i b)
+
+    (P is the primal value of the model f(x) = sum_j y_j a_j K(x_j, x) + b.)
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or csr_matrix
+        float64 training rows (CSR with sorted indices); for the precomputed
+        kernel, the (n_samples, n_samples) kernel matrix.
+    y, C, loss
+        As in :class:`DualProblem`.
+    bias : {'exact', 'none'}
+        'exact': the free bias, y'a = 0 (LIBSVM's C-SVC); 'none': b = 0.
+    kernel : dualsvm.kernels.Kernel
+    cache_size : float
+        Column cache bound in MB (see :class:`dualsvm.kernels.QMatrix`).
+    """
+
+    X: object
+    y: np.ndarray
+    C: np.ndarray
+    loss: str = "hinge"
+    bias: str = "exact"
+    kernel: object = None
+    cache_size: float = 200.0
+
+    def __post_init__(self):
+        from .kernels import QMatrix, make_kernel
+
+        _check_modes(self.loss, self.bias, ("none", "exact"))
+        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
+        if self.kernel is None:
+            self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
+        self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size)
+        # Q_ii + D_ii, the curvature of every coordinate.
+        self.q_diag = self.q.diag + self.diag
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    def gradient(self, alpha, block_bytes=64 * 2**20):
+        """G = (Q + D)a - e from scratch, by BLAS blocks of columns of the support."""
+        support = np.flatnonzero(alpha)
+        grad = self.diag * alpha - 1.0
+        step = max(1, block_bytes // (8 * max(self.n_samples, 1)))
+        everyone = np.arange(self.n_samples)
+        for start in range(0, len(support), step):
+            cols = support[start:start + step]
+            grad += self.q.block(everyone, cols) @ alpha[cols]
+        return grad
+
+    def dual_from_gradient(self, alpha, gradient):
+        """D(a) = 1/2 sum_i a_i (1 - G_i)."""
+        return 0.5 * float(alpha @ (1.0 - gradient))
+
+    def primal_from_gradient(self, alpha, gradient, intercept=0.0):
+        """P(a, b), from (Q a)_i = G_i + 1 - D_ii a_i."""
+        qa = gradient + 1.0 - self.diag * alpha
+        slack = np.maximum(0.0, 1.0 - qa - self.y * intercept)
+        if self.loss == "squared_hinge":
+            slack = slack * slack
+        return 0.5 * float(alpha @ qa) + float(self.C @ slack)
+
+    def certificate(self, alpha, gradient):
+        """(primal, dual, relative gap, intercept) of a dual point, in O(n)."""
+        intercept = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
+        primal = self.primal_from_gradient(alpha, gradient, intercept)
+        dual = self.dual_from_gradient(alpha, gradient)
+        return primal, dual, relative_gap(primal, dual), intercept
 
 
 @njit(cache=True, nogil=True)

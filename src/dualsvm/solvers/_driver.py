@@ -1,8 +1,20 @@
 """The Python layer around compiled epochs: stopping, history, progress, interrupts.
 
-Every solver exposes the same small interface (``alpha``, ``w``, ``violation``,
-``active_size`` and ``epoch() -> converged``), so the rules for stopping,
-the per-epoch record and the progress display live here once.
+Every solver exposes the same small interface, so the rules for stopping, the
+per-epoch record and the progress display live here once:
+
+* constructor ``Solver(problem, tol, *, shrinking, random_state, alpha=None)``
+  (``alpha``: a warm start; solvers may take more keyword arguments);
+* attributes ``alpha`` (the dual variables), ``violation`` (the measure the
+  solver's own ``tol`` rule compares) and ``active_size`` (variables not shrunk);
+* ``epoch() -> converged``: a bounded chunk of work (a pass over the active
+  variables, or a fixed number of SMO steps), True once the solver's own
+  stopping rule holds on the whole problem;
+* either ``w`` (linear solvers: the driver calls ``problem.evaluate(alpha, w)``)
+  or ``certificate() -> (primal, dual, relative gap, intercept)`` (kernel solvers:
+  from their maintained gradient, e.g. ``KernelDualProblem.certificate``);
+* optionally ``counters() -> dict`` of numbers added to every record (kernel
+  solvers: ``iterations``, ``kernel_evaluations``, ``cache_hits``).
 """
 
 import sys
@@ -34,7 +46,7 @@ class Result:
     """A trained binary model with its certificate."""
 
     alpha: np.ndarray
-    w: np.ndarray
+    w: np.ndarray | None  # None for kernel solvers
     intercept: float
     n_iter: int
     status: str
@@ -87,6 +99,12 @@ def run_epochs(solver, problem, stopping):
     Ctrl-C (KeyboardInterrupt) between epochs ends training with the current
     model; the result's status says so and its gap is exact.
     """
+    if hasattr(solver, "certificate"):
+        certify = solver.certificate
+    else:
+        def certify():
+            return problem.evaluate(solver.alpha, solver.w)
+    counters = getattr(solver, "counters", None)
     start = time.perf_counter()
     deadline = stopping.deadline
     if stopping.time_limit is not None:
@@ -108,7 +126,7 @@ def run_epochs(solver, problem, stopping):
             seconds = time.perf_counter() - start
             primal = dual = gap = np.nan
             if stopping.monitor:
-                evaluation = problem.evaluate(solver.alpha, solver.w)
+                evaluation = certify()
                 primal, dual, gap, _ = evaluation
             record = {
                 "epoch": n_iter,
@@ -119,6 +137,8 @@ def run_epochs(solver, problem, stopping):
                 "violation": solver.violation,
                 "active_size": solver.active_size,
             }
+            if counters is not None:
+                record.update(counters())
             history.append(record)
             trace.update(record)
             if converged:
@@ -133,9 +153,11 @@ def run_epochs(solver, problem, stopping):
     except KeyboardInterrupt:
         status = "interrupted"
     if evaluation is None:  # not monitored, or interrupted before the evaluation ended
-        evaluation = problem.evaluate(solver.alpha, solver.w)
+        evaluation = certify()
     primal, dual, gap, intercept = evaluation
     if history:  # the last record always carries the certificate
         history[-1].update(primal=primal, dual=dual, gap=gap)
+        if counters is not None:
+            history[-1].update(counters())
     trace.close(status, history)
-    return Result(solver.alpha, solver.w, intercept, n_iter, status, primal, dual, gap, history)
+    return Result(solver.alpha, getattr(solver, "w", None), intercept, n_iter, status, primal, dual, gap, history)

@@ -1,0 +1,24 @@
+"""Kernels and the Q-matrix provider for the kernel solvers.
+
+Contract (kept stable for every kernel solver):
+
+* :func:`make_kernel` (name, gamma, degree, coef0 as LIBSVM/scikit-learn name
+  them; gamma 'scale'/'auto' resolved on the data) -> a frozen :class:`Kernel`;
+  ``kernel(X, Z)`` is the kernel matrix by BLAS (dense or CSR), ``kernel.params``
+  the tuple compiled code receives.
+* :class:`QMatrix` (``X, y, kernel, cache_size`` MB): Q_ij = y_i y_j K(x_i, x_j),
+  its diagonal ``diag``, columns for compiled loops through
+  ``q_column(qm.data, qm.cache, j, active, m)`` (float32 view valid at
+  ``active[:m]``, LRU-cached), batched BLAS access ``block``/``columns``/``matrix``,
+  counters ``kernel_evaluations``, ``cache_hits``, ``cache_misses``. See
+  :mod:`dualsvm.kernels.qmatrix` for how a solver gets columns and shrinks.
+* The dual problem around it is :class:`dualsvm.problem.KernelDualProblem`.
+"""
+
+from .functions import (KERNEL_NAMES, KERNELS, LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, Kernel,
+                        kernel_from_dot, kernel_from_dots, make_kernel, squared_row_norms)
+from .qmatrix import MIN_SLOTS, QMatrix, claim_slot, new_generation, q_column
+
+__all__ = ["KERNELS", "KERNEL_NAMES", "LINEAR", "MIN_SLOTS", "POLY", "PRECOMPUTED", "RBF",
+           "SIGMOID", "Kernel", "QMatrix", "claim_slot", "kernel_from_dot", "kernel_from_dots",
+           "make_kernel", "new_generation", "q_column", "squared_row_norms"]

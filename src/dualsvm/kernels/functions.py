@@ -1,0 +1,166 @@
+"""Kernel functions with LIBSVM's and scikit-learn's names, parameters and defaults.
+
+==========  ======  ==============================  =========================
+name        LIBSVM  K(x, z)                         parameters
+==========  ======  ==============================  =========================
+linear      -t 0    x'z
+poly        -t 1    (gamma x'z + coef0)^degree      gamma, coef0, degree
+rbf         -t 2    exp(-gamma ||x - z||^2)         gamma
+sigmoid     -t 3    tanh(gamma x'z + coef0)         gamma, coef0
+precomputed -t 4    X[i, j] given by the user
+==========  ======  ==============================  =========================
+
+``gamma`` is a number > 0, ``'scale'`` (1 / (n_features * X.var()), scikit-learn's
+default) or ``'auto'`` (1 / n_features, LIBSVM's default); ``degree`` = 3 and
+``coef0`` = 0 by default. The sigmoid kernel is not positive semi-definite.
+
+Every kernel is a function of the dot product x'z and the squared norms
+||x||^2, ||z||^2 (``||x - z||^2 = ||x||^2 + ||z||^2 - 2 x'z``), so one dot
+product per pair serves all of them: :func:`kernel_from_dot` in compiled
+loops, :func:`kernel_from_dots` on whole BLAS blocks.
+"""
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+#: Kernel codes across the Python/Numba boundary (LIBSVM's -t numbers).
+LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
+KERNELS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
+           "precomputed": PRECOMPUTED}
+KERNEL_NAMES = {code: name for name, code in KERNELS.items()}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel with its parameters resolved to numbers.
+
+    Build one with :func:`make_kernel`, which resolves ``gamma='scale'/'auto'``.
+    """
+
+    name: str = "rbf"
+    gamma: float = 1.0
+    degree: int = 3
+    coef0: float = 0.0
+
+    @property
+    def code(self):
+        return KERNELS[self.name]
+
+    @property
+    def params(self):
+        """(code, gamma, coef0, degree): what compiled kernels receive."""
+        return (np.int64(self.code), float(self.gamma), float(self.coef0), float(self.degree))
+
+    def to_dict(self):
+        return {"kernel": self.name, "gamma": float(self.gamma), "degree": int(self.degree),
+                "coef0": float(self.coef0)}
+
+    def __call__(self, X, Z):
+        """The kernel matrix K(X, Z) of shape (len(X), len(Z)) (BLAS; dense or CSR)."""
+        if self.code == PRECOMPUTED:
+            return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        dots = X @ Z.T
+        dots = dots.toarray() if sp.issparse(dots) else np.asarray(dots)
+        sx = sz = None
+        if self.code == RBF:
+            sx, sz = squared_row_norms(X), squared_row_norms(Z)
+        return kernel_from_dots(self, dots, sx, sz)
+
+
+def make_kernel(kernel="rbf", *, gamma="scale", degree=3, coef0=0.0, X=None):
+    """A :class:`Kernel` with ``gamma`` resolved on the training data X.
+
+    Raises ValueError naming the parameter for an unknown kernel or an
+    out-of-range value.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 0:
+        raise ValueError(f"degree must be an integer >= 0, got {degree!r}")
+    if isinstance(coef0, bool) or not isinstance(coef0, Real) or not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be a finite number, got {coef0!r}")
+    if isinstance(gamma, str):
+        if gamma == "auto":
+            gamma = 1.0 / X.shape[1] if X is not None and X.shape[1] else 1.0
+        elif gamma == "scale":
+            var = _variance(X) if X is not None else 0.0
+            gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        else:
+            raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+    elif isinstance(gamma, bool) or not isinstance(gamma, Real) or not gamma > 0 \
+            or not np.isfinite(gamma):
+        raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+    return Kernel(kernel, float(gamma), int(degree), float(coef0))
+
+
+def _variance(X):
+    """X.var() over all entries, as scikit-learn's gamma='scale' computes it."""
+    if sp.issparse(X):
+        mean = X.sum() / (X.shape[0] * X.shape[1])
+        return float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean * mean)
+    return float(np.var(X))
+
+
+def squared_row_norms(X):
+    """||x_i||^2 for every row of a dense array or sparse matrix."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def kernel_from_dots(kernel, dots, sq_rows=None, sq_cols=None, out=None):
+    """Turn a block of dot products into kernel values (in place when out is dots).
+
+    ``sq_rows``/``sq_cols`` are the squared norms of the block's rows and columns
+    (RBF only).
+    """
+    out = dots if out is None else out
+    code = kernel.code
+    if code == RBF:
+        np.multiply(dots, -2.0, out=out)
+        out += sq_rows[:, None]
+        out += sq_cols[None, :]
+        np.maximum(out, 0.0, out=out)  # rounding can make ||x - x||^2 slightly negative
+        out *= -kernel.gamma
+        np.exp(out, out=out)
+    elif code == POLY:
+        np.multiply(dots, kernel.gamma, out=out)
+        out += kernel.coef0
+        np.power(out, kernel.degree, out=out)
+    elif code == SIGMOID:
+        np.multiply(dots, kernel.gamma, out=out)
+        out += kernel.coef0
+        np.tanh(out, out=out)
+    elif out is not dots:
+        out[...] = dots
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def kernel_from_dot(params, dot, sq_i, sq_j):
+    """K from x_i'x_j and the squared norms; ``params`` = Kernel.params."""
+    code, gamma, coef0, degree = params
+    if code == RBF:
+        return np.exp(-gamma * max(sq_i + sq_j - 2.0 * dot, 0.0))
+    if code == POLY:
+        return _power(gamma * dot + coef0, degree)
+    if code == SIGMOID:
+        return np.tanh(gamma * dot + coef0)
+    return dot
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _power(base, degree):
+    # integer degree by repeated squaring, as LIBSVM's powi
+    result = 1.0
+    k = int(degree)
+    while k > 0:
+        if k & 1:
+            result *= base
+        base *= base
+        k >>= 1
+    return result

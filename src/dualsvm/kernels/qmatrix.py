@@ -1,0 +1,356 @@
+"""Columns of Q (Q_ij = y_i y_j K(x_i, x_j)) for compiled solvers, with an LRU cache.
+
+How a solver gets columns
+-------------------------
+A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
+
+* ``qm.data``  = ``(rows, y, sq_norms, params, work)``: the training rows (a dense
+  2-D array or a CSR triple, see :mod:`dualsvm._rows`), labels, squared row norms,
+  the kernel's ``(code, gamma, coef0, degree)`` and a scratch vector;
+* ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters)``:
+  a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
+  committed when a slot is first written, so memory grows with use up to
+  ``cache_size``), the slot of each column (-1: not cached), the column of each
+  slot, the generation a slot was computed in, its LRU time stamp, and int64
+  counters (see ``CLOCK`` ... ``MISSES``).
+
+Inside an ``@njit`` loop, ``col = q_column(data, cache, j, active, m)`` returns
+column j as a float32 view of its slot, valid at the positions ``active[:m]``
+(entries elsewhere are stale), computing it on a miss (in parallel over the
+entries when m is large; one dot product per entry, x_j scattered once for CSR).
+``m == n`` asks for a complete column. The view stays valid until
+``MIN_SLOTS - 1`` further columns have been requested (LRU eviction), so a
+solver may hold up to 7 columns at once.
+
+Shrinking: within one *generation* the active set may only shrink, so a column
+computed for a larger active set serves any later, smaller one. A solver that
+puts variables back into its active set (un-shrinking) must call
+``new_generation(cache)`` (compiled) or ``qm.new_generation()`` first; complete
+columns (computed with m == n) survive generations.
+
+From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
+cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
+product, not cached), ``qm.columns(index)`` (many complete columns by BLAS,
+stored in the cache), ``qm.matrix()`` (all of Q, refused above a memory bound),
+``qm.diag`` (Q_ii) and the counters ``kernel_evaluations``, ``cache_hits``,
+``cache_misses``.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit, prange
+from numba.extending import overload
+
+from .._rows import _is_dense, kernel_rows
+from .functions import PRECOMPUTED, RBF, kernel_from_dot, kernel_from_dots
+
+#: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
+CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
+#: slot_generation of a complete column (valid in every generation).
+COMPLETE = -1
+#: The cache holds at least this many columns, whatever cache_size says.
+MIN_SLOTS = 8
+#: Below this many entries a column is computed on one thread.
+_PARALLEL_ENTRIES = 4096
+
+
+class QMatrix:
+    """Q = (y_i y_j K(x_i, x_j)) for a binary problem, with an LRU column cache.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or csr_matrix
+        Training rows, float64, C-contiguous (dense) or CSR with sorted indices;
+        for the precomputed kernel, the (n, n) kernel matrix.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    kernel : Kernel
+    cache_size : float
+        Cache bound in MB (2**20 bytes) of float32 columns; at least MIN_SLOTS columns.
+    """
+
+    def __init__(self, X, y, kernel, cache_size=200.0):
+        n = X.shape[0]
+        self.X = X
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.kernel = kernel
+        self.n = n
+        self.rows = kernel_rows(X)
+        if kernel.code == PRECOMPUTED:
+            if sp.issparse(X):
+                raise ValueError("a precomputed kernel matrix must be dense")
+            self.sq_norms = np.zeros(n)
+            self.diag = np.ascontiguousarray(np.diag(X), dtype=np.float64)
+        else:
+            self.sq_norms = _squared_norms(self.rows, n)
+            self.diag = _diagonal(self.rows, self.sq_norms, kernel.params)
+        work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
+        self.data = (self.rows, self.y, self.sq_norms, kernel.params, work)
+        self.n_slots = int(min(n, max(MIN_SLOTS, cache_size * 2**20 // (4 * max(n, 1)))))
+        self.cache = (
+            np.empty((self.n_slots, n), dtype=np.float32),
+            np.full(n, -1, dtype=np.int64),
+            np.full(self.n_slots, -1, dtype=np.int64),
+            np.full(self.n_slots, COMPLETE, dtype=np.int64),
+            np.full(self.n_slots, -1, dtype=np.int64),
+            np.zeros(5, dtype=np.int64),
+        )
+        self._all = np.arange(n, dtype=np.int64)
+
+    @property
+    def kernel_evaluations(self):
+        return int(self.cache[5][EVALUATIONS])
+
+    @property
+    def cache_hits(self):
+        return int(self.cache[5][HITS])
+
+    @property
+    def cache_misses(self):
+        return int(self.cache[5][MISSES])
+
+    def new_generation(self):
+        """Invalidate partial columns (call before the active set grows)."""
+        new_generation(self.cache)
+
+    def column(self, j):
+        """Column j of Q, complete, as a float64 copy (through the cache)."""
+        return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
+
+    def block(self, rows, cols):
+        """Q[rows][:, cols] as float64, computed by one matrix product (BLAS)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        k = self.kernel
+        if k.code == PRECOMPUTED:
+            K = self.X[np.ix_(rows, cols)]
+        else:
+            Xr, Xc = self.X[rows], self.X[cols]
+            dots = Xr @ (Xc.T.toarray() if sp.issparse(Xc) else Xc.T)
+            dots = np.ascontiguousarray(dots, dtype=np.float64)
+            K = kernel_from_dots(k, dots, self.sq_norms[rows], self.sq_norms[cols])
+        self.cache[5][EVALUATIONS] += len(rows) * len(cols)
+        K *= self.y[rows, None]
+        K *= self.y[None, cols]
+        return K
+
+    def columns(self, index):
+        """Complete columns Q[:, index] as a float64 array of shape (n, len(index)).
+
+        Computed by BLAS in one product and stored in the cache (the most
+        recently listed last, so they are the last evicted).
+        """
+        index = np.asarray(index, dtype=np.int64)
+        out = self.block(self._all, index)
+        if len(index) <= self.n_slots:
+            for t, j in enumerate(index):
+                slot = claim_slot(self.cache, j)
+                self.cache[0][slot] = out[:, t]
+                self.cache[3][slot] = COMPLETE
+        return out
+
+    def matrix(self, max_bytes=None):
+        """All of Q as an (n, n) float64 array; ValueError if above max_bytes."""
+        need = 8 * self.n * self.n
+        if max_bytes is not None and need > max_bytes:
+            raise ValueError(f"the kernel matrix of {self.n} samples needs {need / 2**20:.0f} MB, "
+                             f"more than the {max_bytes / 2**20:.0f} MB allowed")
+        return self.block(self._all, self._all)
+
+
+@njit(cache=True, nogil=True)
+def new_generation(cache):
+    """Partial columns computed so far become invalid (the active set grows)."""
+    cache[5][GENERATION] += 1
+
+
+@njit(cache=True, nogil=True)
+def claim_slot(cache, j):
+    """The slot to (re)compute column j into: its own, else the least recently used."""
+    slots, slot_of, column_of, slot_generation, last_used, counters = cache
+    counters[CLOCK] += 1
+    s = slot_of[j]
+    if s < 0:
+        s = 0
+        for t in range(1, len(last_used)):
+            if last_used[t] < last_used[s]:
+                s = t
+        if column_of[s] >= 0:
+            slot_of[column_of[s]] = -1
+        column_of[s] = j
+        slot_of[j] = s
+    last_used[s] = counters[CLOCK]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def q_column(data, cache, j, active, m):
+    """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view."""
+    slots, slot_of, column_of, slot_generation, last_used, counters = cache
+    n = slots.shape[1]
+    complete = m == n
+    s = slot_of[j]
+    if s >= 0:
+        g = slot_generation[s]
+        if g == COMPLETE or (not complete and g == counters[GENERATION]):
+            counters[CLOCK] += 1
+            last_used[s] = counters[CLOCK]
+            counters[HITS] += 1
+            return slots[s]
+    s = claim_slot(cache, j)
+    column = slots[s]
+    rows, y, sq_norms, params, work = data
+    if m >= _PARALLEL_ENTRIES:
+        _fill_parallel(rows, y, sq_norms, params, work, j, active, m, column)
+    else:
+        _fill_serial(rows, y, sq_norms, params, work, j, active, m, column)
+    slot_generation[s] = COMPLETE if complete else counters[GENERATION]
+    counters[EVALUATIONS] += m
+    counters[MISSES] += 1
+    return column
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _fill_parallel(rows, y, sq_norms, params, work, j, active, m, column):
+    xj = dense_row(rows, j, work)
+    for k in prange(m):
+        i = active[k]
+        column[i] = _q_entry(rows, y, sq_norms, params, xj, i, j)
+    clear_row(rows, j, work)
+
+
+@njit(cache=True, nogil=True)
+def _fill_serial(rows, y, sq_norms, params, work, j, active, m, column):
+    xj = dense_row(rows, j, work)
+    for k in range(m):
+        i = active[k]
+        column[i] = _q_entry(rows, y, sq_norms, params, xj, i, j)
+    clear_row(rows, j, work)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _q_entry(rows, y, sq_norms, params, xj, i, j):
+    if params[0] == PRECOMPUTED:
+        value = _gram_entry(rows, j, i)  # row j of a symmetric matrix: contiguous
+    else:
+        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
+    return np.float32(y[i] * y[j] * value)
+
+
+@njit(cache=True, nogil=True)
+def _squared_norms(rows, n):
+    out = np.empty(n)
+    work = np.zeros(0)
+    for i in range(n):
+        out[i] = _row_square(rows, i, work)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _diagonal(rows, sq_norms, params):
+    out = np.empty(len(sq_norms))
+    for i in range(len(sq_norms)):
+        out[i] = kernel_from_dot(params, sq_norms[i], sq_norms[i], sq_norms[i])
+    return out
+
+
+# Row access for kernel columns: x_j is scattered into a dense vector once per
+# column (CSR) or read in place (dense), then every entry is one gathered dot.
+# fastmath lets LLVM vectorise the dense dot (its sum order differs from a
+# sequential one by rounding only).
+
+
+def dense_row(rows, j, work):
+    """x_j as a dense vector: a view (dense data) or scattered into work (CSR)."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+def clear_row(rows, j, work):
+    """Undo dense_row's scatter (CSR), leaving work all zeros."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+def dot_dense(rows, i, v):
+    """x_i'v for a dense vector v of length n_features."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+def _row_square(rows, i, work):
+    raise NotImplementedError("only callable from compiled code")
+
+
+def _gram_entry(rows, j, i):
+    raise NotImplementedError("only callable from compiled code")
+
+
+_FAST = {"cache": True, "inline": "always", "fastmath": {"reassoc", "contract", "nsz"}}
+
+
+@overload(dense_row, jit_options=_FAST)
+def _dense_row(rows, j, work):
+    if _is_dense(rows):
+        return lambda rows, j, work: rows[j]
+
+    def csr(rows, j, work):
+        data, indices, indptr = rows
+        for p in range(indptr[j], indptr[j + 1]):
+            work[indices[p]] = data[p]
+        return work
+    return csr
+
+
+@overload(clear_row, jit_options=_FAST)
+def _clear_row(rows, j, work):
+    if _is_dense(rows):
+        return lambda rows, j, work: None
+
+    def csr(rows, j, work):
+        data, indices, indptr = rows
+        for p in range(indptr[j], indptr[j + 1]):
+            work[indices[p]] = 0.0
+    return csr
+
+
+@overload(dot_dense, jit_options=_FAST)
+def _dot_dense(rows, i, v):
+    if _is_dense(rows):
+        def dense(rows, i, v):
+            s = 0.0
+            for k in range(rows.shape[1]):
+                s += rows[i, k] * v[k]
+            return s
+        return dense
+
+    def csr(rows, i, v):
+        data, indices, indptr = rows
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += data[p] * v[indices[p]]
+        return s
+    return csr
+
+
+@overload(_row_square, jit_options=_FAST)
+def _row_square_impl(rows, i, work):
+    if _is_dense(rows):
+        def dense(rows, i, work):
+            s = 0.0
+            for k in range(rows.shape[1]):
+                s += rows[i, k] * rows[i, k]
+            return s
+        return dense
+
+    def csr(rows, i, work):
+        data, indices, indptr = rows
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += data[p] * data[p]
+        return s
+    return csr
+
+
+@overload(_gram_entry, jit_options=_FAST)
+def _gram_entry_impl(rows, j, i):
+    if _is_dense(rows):
+        return lambda rows, j, i: rows[j, i]
+    return lambda rows, j, i: 0.0  # a precomputed kernel matrix is always dense
