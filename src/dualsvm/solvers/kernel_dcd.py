@@ -31,12 +31,19 @@ An epoch is a bounded chunk of work: the rest of the current pass, or fewer step
 within a pass; the stopping rule is checked at the end of each pass.
 """
 
+import numba
 import numpy as np
 from numba import njit
 
 from .._random import new_state, shuffle_prefix
 from ..kernels import new_generation, q_column
 from ..kernels.qmatrix import EVALUATIONS
+
+# q_column calls a parallel=True function. A cached caller loaded from Numba's cache
+# does not start the threading layer, and its first parallel fill then jumps to a null
+# pointer (a segfault seen with CGD). Starting it here (idempotent) avoids that; the
+# kernel layer should do this itself (NOTES-for-kernel.md).
+numba.get_num_threads()
 
 #: Curvature floor for non-PSD kernels (LIBSVM's TAU).
 TAU = 1e-12
