@@ -39,9 +39,9 @@ stored in the cache), ``qm.matrix()`` (all of Q, refused above a memory bound),
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
-from numba.extending import overload
 
-from .._rows import _is_dense, kernel_rows
+from .._rows import kernel_rows
+from ._access import row_square, clear_row, dense_row, dot_dense, gram_entry
 from .functions import PRECOMPUTED, RBF, kernel_from_dot, kernel_from_dots
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
@@ -71,11 +71,13 @@ class QMatrix:
 
     def __init__(self, X, y, kernel, cache_size=200.0):
         n = X.shape[0]
+        if kernel.code != PRECOMPUTED and sp.issparse(X) and _dense_enough(X):
+            X = X.toarray()
         self.X = X
-        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.y = _plain(y, np.float64)
         self.kernel = kernel
         self.n = n
-        self.rows = kernel_rows(X)
+        self.rows = _plain_rows(kernel_rows(X))
         if kernel.code == PRECOMPUTED:
             if sp.issparse(X):
                 raise ValueError("a precomputed kernel matrix must be dense")
@@ -210,7 +212,50 @@ def q_column(data, cache, j, active, m):
     return column
 
 
-@njit(cache=True, nogil=True, parallel=True)
+def _plain(a, dtype):
+    """A writeable C-contiguous copy of a only when needed (the compiled signatures)."""
+    return np.require(a, dtype, ["C", "W"])
+
+
+def _plain_rows(rows):
+    if isinstance(rows, tuple):
+        data, indices, indptr = rows
+        index_type = np.int32 if indices.dtype == np.int32 else np.int64
+        return _plain(data, np.float64), _plain(indices, index_type), _plain(indptr, np.int64)
+    return _plain(rows, np.float64)
+
+
+def _dense_enough(X):
+    """Whether dense rows are cheaper than CSR for one column: half the entries
+    nonzero (a dense dot streams 8 bytes an entry, CSR 12 a nonzero and gathers),
+    and the dense copy fits in 1 GiB."""
+    n, d = X.shape
+    return X.nnz >= 0.5 * n * d and 8 * n * d <= 2**30
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _q_entry(rows, y, sq_norms, params, xj, i, j):
+    if params[0] == PRECOMPUTED:
+        value = gram_entry(rows, j, i)  # row j of a symmetric matrix: contiguous
+    else:
+        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
+    return np.float32(y[i] * y[j] * value)
+
+
+def _fill_signatures():
+    # Explicit signatures: a parallel function compiled lazily and cached, called
+    # from another cached function, can crash when the two were cached by
+    # different processes (numba issue 8578); eager, typed compilation avoids it.
+    from numba import types as t
+
+    params = t.Tuple((t.int64, t.float64, t.float64, t.float64))
+    vec, column, index = t.float64[::1], t.float32[::1], t.int64[::1]
+    layouts = [t.float64[:, ::1]] + [t.Tuple((vec, i, t.int64[::1])) for i in (t.int32[::1], index)]
+    return [t.void(rows, vec, vec, params, vec, t.int64, index, t.int64, column)
+            for rows in layouts]
+
+
+@njit(_fill_signatures(), cache=True, nogil=True, parallel=True)
 def _fill_parallel(rows, y, sq_norms, params, work, j, active, m, column):
     xj = dense_row(rows, j, work)
     for k in prange(m):
@@ -228,21 +273,12 @@ def _fill_serial(rows, y, sq_norms, params, work, j, active, m, column):
     clear_row(rows, j, work)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _q_entry(rows, y, sq_norms, params, xj, i, j):
-    if params[0] == PRECOMPUTED:
-        value = _gram_entry(rows, j, i)  # row j of a symmetric matrix: contiguous
-    else:
-        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
-    return np.float32(y[i] * y[j] * value)
-
-
 @njit(cache=True, nogil=True)
 def _squared_norms(rows, n):
     out = np.empty(n)
     work = np.zeros(0)
     for i in range(n):
-        out[i] = _row_square(rows, i, work)
+        out[i] = row_square(rows, i, work)
     return out
 
 
@@ -252,105 +288,3 @@ def _diagonal(rows, sq_norms, params):
     for i in range(len(sq_norms)):
         out[i] = kernel_from_dot(params, sq_norms[i], sq_norms[i], sq_norms[i])
     return out
-
-
-# Row access for kernel columns: x_j is scattered into a dense vector once per
-# column (CSR) or read in place (dense), then every entry is one gathered dot.
-# fastmath lets LLVM vectorise the dense dot (its sum order differs from a
-# sequential one by rounding only).
-
-
-def dense_row(rows, j, work):
-    """x_j as a dense vector: a view (dense data) or scattered into work (CSR)."""
-    raise NotImplementedError("only callable from compiled code")
-
-
-def clear_row(rows, j, work):
-    """Undo dense_row's scatter (CSR), leaving work all zeros."""
-    raise NotImplementedError("only callable from compiled code")
-
-
-def dot_dense(rows, i, v):
-    """x_i'v for a dense vector v of length n_features."""
-    raise NotImplementedError("only callable from compiled code")
-
-
-def _row_square(rows, i, work):
-    raise NotImplementedError("only callable from compiled code")
-
-
-def _gram_entry(rows, j, i):
-    raise NotImplementedError("only callable from compiled code")
-
-
-_FAST = {"cache": True, "inline": "always", "fastmath": {"reassoc", "contract", "nsz"}}
-
-
-@overload(dense_row, jit_options=_FAST)
-def _dense_row(rows, j, work):
-    if _is_dense(rows):
-        return lambda rows, j, work: rows[j]
-
-    def csr(rows, j, work):
-        data, indices, indptr = rows
-        for p in range(indptr[j], indptr[j + 1]):
-            work[indices[p]] = data[p]
-        return work
-    return csr
-
-
-@overload(clear_row, jit_options=_FAST)
-def _clear_row(rows, j, work):
-    if _is_dense(rows):
-        return lambda rows, j, work: None
-
-    def csr(rows, j, work):
-        data, indices, indptr = rows
-        for p in range(indptr[j], indptr[j + 1]):
-            work[indices[p]] = 0.0
-    return csr
-
-
-@overload(dot_dense, jit_options=_FAST)
-def _dot_dense(rows, i, v):
-    if _is_dense(rows):
-        def dense(rows, i, v):
-            s = 0.0
-            for k in range(rows.shape[1]):
-                s += rows[i, k] * v[k]
-            return s
-        return dense
-
-    def csr(rows, i, v):
-        data, indices, indptr = rows
-        s = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            s += data[p] * v[indices[p]]
-        return s
-    return csr
-
-
-@overload(_row_square, jit_options=_FAST)
-def _row_square_impl(rows, i, work):
-    if _is_dense(rows):
-        def dense(rows, i, work):
-            s = 0.0
-            for k in range(rows.shape[1]):
-                s += rows[i, k] * rows[i, k]
-            return s
-        return dense
-
-    def csr(rows, i, work):
-        data, indices, indptr = rows
-        s = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            s += data[p] * data[p]
-        return s
-    return csr
-
-
-@overload(_gram_entry, jit_options=_FAST)
-def _gram_entry_impl(rows, j, i):
-    if _is_dense(rows):
-        return lambda rows, j, i: rows[j, i]
-    return lambda rows, j, i: 0.0  # a precomputed kernel matrix is always dense

@@ -10,9 +10,12 @@ per-epoch record and the progress display live here once:
 * ``epoch() -> converged``: a bounded chunk of work (a pass over the active
   variables, or a fixed number of SMO steps), True once the solver's own
   stopping rule holds on the whole problem;
-* either ``w`` (linear solvers: the driver calls ``problem.evaluate(alpha, w)``)
-  or ``certificate() -> (primal, dual, relative gap, intercept)`` (kernel solvers:
-  from their maintained gradient, e.g. ``KernelDualProblem.certificate``);
+* ``w`` (linear solvers: the driver calls ``problem.evaluate(alpha, w)``) and/or
+  ``certificate() -> (primal, dual, relative gap, intercept)`` (solvers whose w
+  is not w(alpha), such as the primal ones, and kernel solvers, which have no w
+  and certify from their maintained gradient: ``KernelDualProblem.certificate``);
+* optionally ``finish() -> changed``, called once after the last epoch (e.g. to
+  make shrunk gradients exact before the final certificate);
 * optionally ``counters() -> dict`` of numbers added to every record (kernel
   solvers: ``iterations``, ``kernel_evaluations``, ``cache_hits``).
 """
@@ -99,11 +102,6 @@ def run_epochs(solver, problem, stopping):
     Ctrl-C (KeyboardInterrupt) between epochs ends training with the current
     model; the result's status says so and its gap is exact.
     """
-    if hasattr(solver, "certificate"):
-        certify = solver.certificate
-    else:
-        def certify():
-            return problem.evaluate(solver.alpha, solver.w)
     counters = getattr(solver, "counters", None)
     start = time.perf_counter()
     deadline = stopping.deadline
@@ -126,7 +124,7 @@ def run_epochs(solver, problem, stopping):
             seconds = time.perf_counter() - start
             primal = dual = gap = np.nan
             if stopping.monitor:
-                evaluation = certify()
+                evaluation = _certificate(solver, problem)
                 primal, dual, gap, _ = evaluation
             record = {
                 "epoch": n_iter,
@@ -147,13 +145,17 @@ def run_epochs(solver, problem, stopping):
             if stopping.gap_tol is not None and gap <= stopping.gap_tol:  # NaN compares False
                 status = "gap"
                 break
-            if stopping.callback is not None and stopping.callback(record):
+            if stopping.callback is not None and stopping.callback(
+                    {**record, **_model(problem, solver, evaluation)}):
                 status = "callback"
                 break
     except KeyboardInterrupt:
         status = "interrupted"
+    finish = getattr(solver, "finish", None)
+    if finish is not None and finish():
+        evaluation = None
     if evaluation is None:  # not monitored, or interrupted before the evaluation ended
-        evaluation = certify()
+        evaluation = _certificate(solver, problem)
     primal, dual, gap, intercept = evaluation
     if history:  # the last record always carries the certificate
         history[-1].update(primal=primal, dual=dual, gap=gap)
@@ -161,3 +163,19 @@ def run_epochs(solver, problem, stopping):
             history[-1].update(counters())
     trace.close(status, history)
     return Result(solver.alpha, getattr(solver, "w", None), intercept, n_iter, status, primal, dual, gap, history)
+
+
+def _certificate(solver, problem):
+    """(primal, dual, relative gap, intercept) of the solver's current model."""
+    certificate = getattr(solver, "certificate", None)
+    return certificate() if certificate is not None else problem.evaluate(solver.alpha, solver.w)
+
+
+def _model(problem, solver, evaluation):
+    """What a callback sees of the current model: its ``coef`` and ``intercept``
+    (kernel models: ``alpha`` and ``intercept``)."""
+    intercept = 0.0 if evaluation is None else evaluation[3]
+    if not hasattr(solver, "w"):
+        return {"alpha": solver.alpha, "intercept": intercept}
+    coef, intercept = problem.coef_intercept(solver.w, intercept)
+    return {"coef": coef, "intercept": intercept}

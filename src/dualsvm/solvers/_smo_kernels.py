@@ -1,0 +1,240 @@
+"""Compiled SMO steps (LIBSVM's ``Solver::Solve``) over plain arrays.
+
+The state lives in arrays owned by :class:`dualsvm.solvers.smo.SMO`, in the
+training-row order (no permutation of the data): ``alpha``, the gradient
+``G = (Q + D)a - e``, ``G_bar = sum over a_j = U_j of U_j Q_j`` (what the
+variables at their upper bound add to G, kept to rebuild the gradient of shrunk
+variables), and ``active``, a permutation of the rows whose first
+``state[ACTIVE_SIZE]`` entries are the variables not shrunk.
+
+A variable can grow when a_i < U_i and shrink when a_i > 0, tested directly
+(so U_i = 0 is a variable that never moves), with I_up / I_low as in LIBSVM:
+I_up = {y = +1, a < U} u {y = -1, a > 0}, I_low = {y = +1, a > 0} u {y = -1, a < U}.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..kernels.qmatrix import q_column
+
+#: state[...]: active size, SMO steps so far, steps to the next shrinking,
+#: whether the one-time un-shrinking happened, and a shrinking that waits for
+#: the gradient reconstruction.
+ACTIVE_SIZE, ITERATIONS, SHRINK_COUNTER, UNSHRUNK, SHRINK_PENDING = 0, 1, 2, 3, 4
+#: What smo_steps returns.
+BUDGET_SPENT, CONVERGED, RECONSTRUCT = 0, 1, 2
+#: LIBSVM's curvature floor for non-positive a_ij (non-PSD kernels, duplicates).
+TAU = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def smo_steps(data, cache, y, alpha, G, G_bar, U, QD, D, active, state, eps, shrinking,
+              max_steps, measures):
+    """At most max_steps SMO steps; BUDGET_SPENT, CONVERGED or RECONSTRUCT.
+
+    RECONSTRUCT: the caller must rebuild G outside the active set, set
+    state[ACTIVE_SIZE] = n and start a new cache generation, then call again.
+    ``measures[0]`` receives LIBSVM's violation max_{I_up} -y G - min_{I_low} -y G
+    of the last selection; ``measures[1]``, the objective f(a), is kept up to date
+    (each step adds its exact change), so the dual is known even while shrunk
+    variables have stale gradients.
+    """
+    n = len(y)
+    steps = 0
+    while steps < max_steps:
+        if shrinking:
+            state[SHRINK_COUNTER] -= 1
+            if state[SHRINK_COUNTER] <= 0 or state[SHRINK_PENDING]:
+                state[SHRINK_COUNTER] = min(n, 1000)
+                if _shrink(y, alpha, G, U, active, state, eps):
+                    state[SHRINK_PENDING] = 1
+                    return RECONSTRUCT
+                state[SHRINK_PENDING] = 0
+        m = state[ACTIVE_SIZE]
+        i, j, gap = _select_pair(data, cache, y, alpha, G, U, QD, active, m)
+        measures[0] = gap
+        if j < 0 or gap < eps:
+            if m < n:  # converged on the shrunk problem: check the whole one
+                state[SHRINK_COUNTER] = 2  # and shrink again right after one step
+                return RECONSTRUCT
+            return CONVERGED
+        measures[1] += _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j)
+        state[ITERATIONS] += 1
+        steps += 1
+    return BUDGET_SPENT
+
+
+@njit(cache=True, nogil=True)
+def _select_pair(data, cache, y, alpha, G, U, QD, active, m):
+    """WSS3 of Fan, Chen and Lin (2005): i maximal violating, j by second order."""
+    g_max = -np.inf
+    i = -1
+    for k in range(m):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] < U[t] and -G[t] >= g_max:
+                g_max = -G[t]
+                i = t
+        elif alpha[t] > 0 and G[t] >= g_max:
+            g_max = G[t]
+            i = t
+    if i < 0:
+        return -1, -1, 0.0
+    Q_i = q_column(data, cache, i, active, m)
+    g_max2 = -np.inf
+    j = -1
+    best = np.inf
+    for k in range(m):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] > 0:
+                if G[t] >= g_max2:
+                    g_max2 = G[t]
+                grad_diff = g_max + G[t]
+                if grad_diff > 0:
+                    quad = QD[i] + QD[t] - 2.0 * y[i] * Q_i[t]
+                    gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
+                    if gain <= best:
+                        best = gain
+                        j = t
+        elif alpha[t] < U[t]:
+            if -G[t] >= g_max2:
+                g_max2 = -G[t]
+            grad_diff = g_max - G[t]
+            if grad_diff > 0:
+                quad = QD[i] + QD[t] + 2.0 * y[i] * Q_i[t]
+                gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
+                if gain <= best:
+                    best = gain
+                    j = t
+    return i, j, g_max + g_max2
+
+
+@njit(cache=True, nogil=True)
+def _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j):
+    """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box.
+
+    Returns the change of f(a).
+    """
+    Q_i = q_column(data, cache, i, active, m)
+    Q_j = q_column(data, cache, j, active, m)
+    U_i, U_j = U[i], U[j]
+    old_i, old_j = alpha[i], alpha[j]
+    a_i, a_j = old_i, old_j
+    if y[i] != y[j]:
+        quad = QD[i] + QD[j] + 2.0 * Q_i[j]
+        if quad <= 0:
+            quad = TAU
+        delta = (-G[i] - G[j]) / quad
+        diff = a_i - a_j
+        a_i += delta
+        a_j += delta
+        if diff > 0:
+            if a_j < 0:
+                a_j = 0.0
+                a_i = diff
+        elif a_i < 0:
+            a_i = 0.0
+            a_j = -diff
+        if diff > U_i - U_j:
+            if a_i > U_i:
+                a_i = U_i
+                a_j = U_i - diff
+        elif a_j > U_j:
+            a_j = U_j
+            a_i = U_j + diff
+    else:
+        quad = QD[i] + QD[j] - 2.0 * Q_i[j]
+        if quad <= 0:
+            quad = TAU
+        delta = (G[i] - G[j]) / quad
+        total = a_i + a_j
+        a_i -= delta
+        a_j += delta
+        if total > U_i:
+            if a_i > U_i:
+                a_i = U_i
+                a_j = total - U_i
+        elif a_j < 0:
+            a_j = 0.0
+            a_i = total
+        if total > U_j:
+            if a_j > U_j:
+                a_j = U_j
+                a_i = total - U_j
+        elif a_i < 0:
+            a_i = 0.0
+            a_j = total
+    alpha[i] = a_i
+    alpha[j] = a_j
+    d_i = a_i - old_i
+    d_j = a_j - old_j
+    change = (G[i] * d_i + G[j] * d_j
+              + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j) + Q_i[j] * d_i * d_j)
+    for k in range(m):
+        t = active[k]
+        G[t] += Q_i[t] * d_i + Q_j[t] * d_j
+    G[i] += D[i] * d_i  # the diagonal D (squared hinge) is not in the columns of Q
+    G[j] += D[j] * d_j
+    # G_bar follows the variables entering or leaving their upper bound.
+    n = len(y)
+    _track_upper(data, cache, G_bar, active, n, i, old_i >= U_i, a_i >= U_i, U_i)
+    _track_upper(data, cache, G_bar, active, n, j, old_j >= U_j, a_j >= U_j, U_j)
+    return change
+
+
+@njit(cache=True, nogil=True)
+def _track_upper(data, cache, G_bar, active, n, i, was_upper, is_upper, U_i):
+    if was_upper == is_upper:
+        return
+    Q_i = q_column(data, cache, i, active, n)  # G_bar needs every entry
+    scale = U_i if is_upper else -U_i
+    for t in range(n):
+        G_bar[t] += scale * Q_i[t]
+
+
+@njit(cache=True, nogil=True)
+def _shrink(y, alpha, G, U, active, state, eps):
+    """LIBSVM's do_shrinking; True when the one-time un-shrinking is due first."""
+    m = state[ACTIVE_SIZE]
+    g_max1 = -np.inf  # max over I_up of -y G
+    g_max2 = -np.inf  # max over I_low of y G
+    for k in range(m):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] < U[t]:
+                g_max1 = max(g_max1, -G[t])
+            if alpha[t] > 0:
+                g_max2 = max(g_max2, G[t])
+        else:
+            if alpha[t] < U[t]:
+                g_max2 = max(g_max2, -G[t])
+            if alpha[t] > 0:
+                g_max1 = max(g_max1, G[t])
+    if not state[UNSHRUNK] and g_max1 + g_max2 <= eps * 10:
+        state[UNSHRUNK] = 1
+        if m < len(y):
+            return True
+    k = 0
+    while k < m:
+        if _can_shrink(y, alpha, G, U, active[k], g_max1, g_max2):
+            m -= 1
+            while m > k:
+                if not _can_shrink(y, alpha, G, U, active[m], g_max1, g_max2):
+                    active[k], active[m] = active[m], active[k]
+                    break
+                m -= 1
+        k += 1
+    state[ACTIVE_SIZE] = m
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _can_shrink(y, alpha, G, U, t, g_max1, g_max2):
+    # A bounded variable whose gradient pushes it further into its bound by more
+    # than the current maximal violation will stay there (LIBSVM's be_shrunk).
+    if alpha[t] >= U[t]:
+        return -G[t] > g_max1 if y[t] > 0 else -G[t] > g_max2
+    if alpha[t] <= 0:
+        return G[t] > g_max2 if y[t] > 0 else G[t] > g_max1
+    return False

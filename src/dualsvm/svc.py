@@ -1,0 +1,231 @@
+"""``dualsvm.SVC``: kernel support vector classification, LIBSVM's C-SVC and more.
+
+Validation here (scikit-learn); training in :mod:`dualsvm.kernel_training`:
+binary :class:`~dualsvm.problem.KernelDualProblem` instances solved by the solver
+``solver`` names (``SOLVERS``), one-vs-one exactly as LIBSVM splits them.
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import compute_class_weight
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .estimators import _canonical
+from .kernel_training import SOLVERS, fit_kernel, solver_entry
+from .kernels import KERNELS
+
+
+class SVC(ClassifierMixin, BaseEstimator):
+    """Kernel support vector classifier trained in the dual (LIBSVM's C-SVC).
+
+    Solves, for each pair of classes,
+
+        min_{f, b} 1/2 ||f||^2 + sum_i C_i loss(y_i (f(x_i) + b)),   C_i = C * class_weight[y_i] * sample_weight_i
+
+    in the dual (``loss='hinge'``: LIBSVM's and scikit-learn's SVC), with the
+    duality gap of every model reported.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Regularisation trade-off, > 0.
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'}, default='rbf'
+        As LIBSVM's ``-t 0..4``. With 'precomputed', X is the kernel matrix
+        (n_samples, n_samples) in fit and (n_test, n_train) in predict.
+    degree : int, default=3
+        Degree of 'poly'.
+    gamma : {'scale', 'auto'} or float, default='scale'
+        Kernel coefficient of 'rbf', 'poly', 'sigmoid': 'scale' is
+        1 / (n_features * X.var()), 'auto' 1 / n_features (LIBSVM's default).
+    coef0 : float, default=0.0
+        Constant term of 'poly' and 'sigmoid'.
+    loss : {'hinge', 'squared_hinge'}, default='hinge'
+        'hinge' is LIBSVM's C-SVC.
+    solver : {'smo', 'cgd', 'dcd', 'pgd'}, default='smo'
+        'smo': SMO decomposition with second-order working sets and shrinking
+        (LIBSVM's algorithm; exact bias). 'cgd', 'dcd' (no bias), 'pgd': see
+        ``dualsvm.svc.SOLVERS``.
+    tol : float, default=1e-3
+        LIBSVM's ``-e``: stop when the maximal KKT violation is below tol.
+    cache_size : float, default=200
+        Kernel column cache in MB.
+    shrinking : bool, default=True
+        LIBSVM's shrinking heuristic (``-h``).
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies C per class.
+    max_iter : int, default=-1
+        Iterations per binary problem (SMO steps for 'smo'); -1: no limit.
+    time_limit : float or None, default=None
+        Seconds after which training stops with the current models.
+    callback : callable or None, default=None
+        Called after every epoch with its record (a dict); True stops training.
+    verbose : int, default=0
+        0 silent, 1 progress bar, 2 trace lines on a log grid, 3 every epoch.
+    decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+        As scikit-learn's SVC.
+    random_state : int, RandomState instance or None, default=None
+        Seeds randomised solvers ('smo' is deterministic).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors, grouped by class.
+    support_vectors_ : ndarray or csr_matrix of shape (n_SV, n_features)
+        Empty for the precomputed kernel.
+    n_support_ : ndarray of shape (n_classes,)
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        y_i alpha_i in LIBSVM's layout (binary: sign flipped as scikit-learn does).
+    intercept_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+    n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        SMO steps (or solver iterations) of each binary problem.
+    primal_, dual_, gap_ : ndarray of shape (n_pairs,)
+        Primal and dual objectives and relative duality gap per binary problem.
+    status_ : list of str
+    history_ : list of list of dict
+        Per binary problem, one record per epoch (epoch, seconds, primal, dual, gap,
+        violation, active_size, and for kernel solvers iterations,
+        kernel_evaluations, cache_hits).
+    """
+
+    _parameter_constraints = {
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "kernel": [StrOptions(set(KERNELS))],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "solver": [StrOptions(set(SOLVERS))],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "cache_size": [Interval(Real, 0.0, None, closed="neither")],
+        "shrinking": ["boolean"],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+        "time_limit": [Interval(Real, 0.0, None, closed="left"), None],
+        "callback": [callable, None],
+        "verbose": ["verbose"],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
+                 loss="hinge", solver="smo", tol=1e-3, cache_size=200, shrinking=True,
+                 class_weight=None, max_iter=-1, time_limit=None, callback=None, verbose=0,
+                 decision_function_shape="ovr", random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.loss = loss
+        self.solver = solver
+        self.tol = tol
+        self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.class_weight = class_weight
+        self.max_iter = max_iter
+        self.time_limit = time_limit
+        self.callback = callback
+        self.verbose = verbose
+        self.decision_function_shape = decision_function_shape
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary model per pair of classes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (CSR is used without densifying unless it is dense
+            enough); for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of C; samples of weight 0 are left out.
+
+        Returns
+        -------
+        self
+        """
+        solver_entry(self.solver, self.loss)  # a missing solver or a wrong loss: before the data
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        X = _canonical(X)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
+                                 f"kernel matrix; X has shape {X.shape}")
+            X = X.toarray() if sp.issparse(X) else X
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError("SVC needs samples of at least 2 classes in the data, but the "
+                             f"data contains only one class: {self.classes_[0]!r}")
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                             ensure_non_negative=True)
+        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
+        if not (cost > 0).any():
+            raise ValueError("every sample has zero weight (sample_weight or class_weight)")
+        self._set_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
+        if self._fit.early_stop():
+            warnings.warn(f"{self._fit.early_stop()} Increase max_iter or time_limit, or "
+                          "loosen tol.", ConvergenceWarning, stacklevel=3)
+        return self
+
+    def _set_fit(self, fit):
+        """Take the fitted attributes of a KernelFit (scikit-learn's signs)."""
+        self._fit = fit
+        for name, value in vars(fit).items():
+            if name.endswith("_"):
+                setattr(self, name, value)
+        self._gamma = fit.kernel.gamma
+        if len(fit.classes_) == 2:  # positive decisions mean classes_[1]
+            self.dual_coef_ = -fit.dual_coef_
+            self.intercept_ = -fit.intercept_
+
+    def _ovo_decision(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                          reset=False)
+        return self._fit.decision_ovo(X)
+
+    def decision_function(self, X):
+        """Signed distances: (n,) for two classes (positive: classes_[1]); else
+        (n, n_classes) ('ovr') or (n, n_pairs) ('ovo')."""
+        dec = self._ovo_decision(X)
+        if len(self.classes_) == 2:
+            return -dec[:, 0]
+        if self.decision_function_shape == "ovr":
+            return _ovr_decision_function(dec < 0, -dec, len(self.classes_))
+        return dec
+
+    def predict(self, X):
+        """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                          reset=False)
+        return self._fit.predict(X)
+
+    @property
+    def coef_(self):
+        """Weights of the primal problem (kernel='linear' only)."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        from .kernel_training import pair_coefficients
+
+        coef = pair_coefficients(self._fit.dual_coef_, self.n_support_) @ self.support_vectors_
+        return -np.asarray(coef) if len(self.classes_) == 2 else np.asarray(coef)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
