@@ -349,3 +349,30 @@ def test_warm_start_keeps_the_equality(heart):
     result = run_epochs(solver, problem, Stopping(max_iter=100000))
     _, theirs = libsvm_dual(problem)
     assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
+
+
+# --- through dualsvm.SVC -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", ["cgd", "pgd"])
+def test_svc_exact_bias_solvers_match_smo(heart, solver):
+    from dualsvm import SVC
+
+    X, y = heart
+    ours = SVC(solver=solver, tol=1e-6, gamma=0.1, max_iter=-1).fit(X, y)
+    smo = SVC(solver="smo", tol=1e-6, gamma=0.1).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), smo.decision_function(X), atol=2e-2)
+    assert ours.n_iter_[0] > 0
+    assert ours.score(X, y) == pytest.approx(smo.score(X, y), abs=0.01)
+
+
+def test_svc_dcd_has_no_intercept_and_multiclass_works():
+    from sklearn.datasets import load_iris
+
+    from dualsvm import SVC
+
+    X, y = load_iris(return_X_y=True)
+    model = SVC(solver="dcd", tol=1e-4, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.intercept_, 0.0)
+    assert model.score(X, y) > 0.9
+    assert model.dual_coef_.shape == (2, len(model.support_))

@@ -6,7 +6,8 @@ from numba import njit
 from .._rows import row_row_dot
 from ..kernels import kernel_from_dot, q_column
 from ..kernels.functions import PRECOMPUTED
-from ..kernels.qmatrix import COMPLETE, EVALUATIONS, _gram_entry
+from ..kernels._access import gram_entry
+from ..kernels.qmatrix import COMPLETE, EVALUATIONS
 from ._knapsack import conformal_pairs, solve_knapsack
 
 #: Curvature floor for non-PSD kernels and empty rows (LIBSVM's TAU).
@@ -26,7 +27,7 @@ def q_entry(data, cache, i, j):
     rows, y, sq_norms, params, work = data
     counters[EVALUATIONS] += 1
     if params[0] == PRECOMPUTED:
-        value = _gram_entry(rows, i, j)
+        value = gram_entry(rows, i, j)
     else:
         value = kernel_from_dot(params, row_row_dot(rows, i, j, 0.0), sq_norms[i], sq_norms[j])
     return y[i] * y[j] * value

@@ -112,6 +112,11 @@ class CGD:
             return 0.0
         return float(score[up].max() - score[low].min())
 
+    @property
+    def n_iter(self):
+        """The solver's own iteration count (what ``max_iter`` limits)."""
+        return self.iterations
+
     def certificate(self):
         return self.problem.certificate(self.alpha, self.gradient)
 

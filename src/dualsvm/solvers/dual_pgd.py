@@ -159,6 +159,11 @@ class DualPGD:
         self.alpha = a
         self.gradient = self.Q @ a + p.diag * a - 1.0
 
+    @property
+    def n_iter(self):
+        """The solver's own iteration count (what ``max_iter`` limits)."""
+        return self.iterations
+
     def certificate(self):
         return self.problem.certificate(self.alpha, self.gradient)
 

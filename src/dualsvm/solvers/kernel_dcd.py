@@ -31,19 +31,12 @@ An epoch is a bounded chunk of work: the rest of the current pass, or fewer step
 within a pass; the stopping rule is checked at the end of each pass.
 """
 
-import numba
 import numpy as np
 from numba import njit
 
 from .._random import new_state, shuffle_prefix
 from ..kernels import new_generation, q_column
 from ..kernels.qmatrix import EVALUATIONS
-
-# q_column calls a parallel=True function. A cached caller loaded from Numba's cache
-# does not start the threading layer, and its first parallel fill then jumps to a null
-# pointer (a segfault seen with CGD). Starting it here (idempotent) avoids that; the
-# kernel layer should do this itself (NOTES-for-kernel.md).
-numba.get_num_threads()
 
 #: Curvature floor for non-PSD kernels (LIBSVM's TAU).
 TAU = 1e-12
@@ -170,6 +163,11 @@ class KernelDCD:
         """Recompute the stale gradient entries of the shrunk variables."""
         stale = self.index[self.active_size:]
         self.gradient[stale] = self.problem.gradient(self.alpha)[stale]
+
+    @property
+    def n_iter(self):
+        """The solver's own iteration count (what ``max_iter`` limits)."""
+        return self.passes
 
     def certificate(self):
         """(primal, dual, relative gap, intercept) from the exact gradient."""
