@@ -9,9 +9,7 @@ from ..kernels.functions import PRECOMPUTED
 from ..kernels._access import gram_entry
 from ..kernels.qmatrix import COMPLETE, EVALUATIONS
 from ._knapsack import conformal_pairs, solve_knapsack
-
-#: Curvature floor for non-PSD kernels and empty rows (LIBSVM's TAU).
-TAU = 1e-12
+from ._smo_kernels import TAU  # LIBSVM's curvature floor, one value for every kernel solver
 
 
 @njit(cache=True, nogil=True)

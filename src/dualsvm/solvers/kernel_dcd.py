@@ -37,9 +37,8 @@ from numba import njit
 from .._random import new_state, shuffle_prefix
 from ..kernels import new_generation, q_column
 from ..kernels.qmatrix import EVALUATIONS
+from ._smo_kernels import TAU  # LIBSVM's curvature floor, one value for every kernel solver
 
-#: Curvature floor for non-PSD kernels (LIBSVM's TAU).
-TAU = 1e-12
 #: Kernel evaluations after which an epoch returns within a pass (about 0.1-1 s of work).
 CHUNK_EVALUATIONS = 2**25
 
