@@ -32,15 +32,28 @@ def _smo(problem, tol, *, shrinking, random_state, max_iter):
     return solver, math.inf if max_iter < 0 else math.ceil(max_iter / solver.steps_per_epoch)
 
 
+def _chunked(module, name):
+    """build for a solver whose epochs are ``iterations_per_epoch`` iterations (max_iter counts
+    iterations), or passes over the data (no such attribute: max_iter counts epochs)."""
+    def build(problem, tol, *, shrinking, random_state, max_iter):
+        import importlib
+
+        solver_class = getattr(importlib.import_module(f".solvers.{module}", __package__), name)
+        solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state)
+        per_epoch = getattr(solver, "iterations_per_epoch", 1)
+        return solver, math.inf if max_iter < 0 else math.ceil(max_iter / per_epoch)
+    return build
+
+
 #: solver name -> (build, bias mode of the problem it solves, losses it accepts).
 #: ``build(problem, tol, *, shrinking, random_state, max_iter) -> (solver, max_epochs)``
 #: returns a driver-interface solver (see dualsvm.solvers._driver) and the epoch
 #: limit that gives ``max_iter`` (-1: none) in the solver's own iterations.
 SOLVERS = {
     "smo": (_smo, "exact", ("hinge", "squared_hinge")),
-    "cgd": None,  # Tseng-Yun coordinate gradient descent (exact bias)
-    "dcd": None,  # kernel dual coordinate descent (no bias)
-    "pgd": None,  # dual projected gradient descent (penalised equality)
+    "cgd": (_chunked("cgd", "CGD"), "exact", ("hinge", "squared_hinge")),
+    "dcd": (_chunked("kernel_dcd", "KernelDCD"), "none", ("hinge", "squared_hinge")),
+    "pgd": (_chunked("dual_pgd", "DualPGD"), "exact", ("hinge", "squared_hinge")),
 }
 
 
