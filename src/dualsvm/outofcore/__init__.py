@@ -8,5 +8,6 @@
 
 from .format import DiskDataset
 from .convert import convert
+from .fit import fit
 
-__all__ = ["DiskDataset", "convert"]
+__all__ = ["DiskDataset", "convert", "fit"]

@@ -30,8 +30,8 @@ from ..io import DataError, _one_line, _open_data
 from .format import DatasetWriter, block_nbytes
 
 
-def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, poly2=False, replicas=1,
-            perturbation=0.0, seed=0, compression="zstd", progress=None):
+def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly2=False,
+            replicas=1, perturbation=0.0, seed=0, compression="zstd", progress=None):
     """Convert svmlight files into a block dataset at ``path``.
 
     Parameters
@@ -45,6 +45,9 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, poly2=False, replicas
         In-memory size of a block in MB; a block holds at least one row.
     chunk_mb : float
         Text read and parsed at once, in MB.
+    n_features : int or None
+        Width of the input rows when wider than their largest index (e.g. a
+        test set that lacks the last feature); None: the largest index.
     poly2 : bool
         Write the degree-2 polynomial expansion of the rows.
     replicas : int
@@ -72,20 +75,20 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, poly2=False, replicas
     if perturbation < 0:
         raise ValueError(f"perturbation must be >= 0, got {perturbation}")
     chunk_bytes = max(int(chunk_mb * 2**20), 1)
-    base_width = None
+    base_width = n_features
     if poly2:  # the expansion numbers columns by the base width: one scan first
-        base_width = 0
+        base_width = n_features or 0
         for _, _, _, indices, _ in _chunks(inputs, chunk_bytes):
             if indices.size:
                 base_width = max(base_width, int(indices.max()) + 1)
-    n_features = None if base_width is None else poly2_width(base_width)
+    width = poly2_width(base_width) if poly2 else n_features
     source = {"inputs": [os.path.basename(p) for p in inputs], "poly2": bool(poly2),
               "replicas": int(replicas), "perturbation": float(perturbation), "seed": int(seed)}
     if replicas > 1:
         source["note"] = ("copy 0 is the input; copies 1.. multiply each input value by "
                           "(1 + perturbation * N(0,1)) before any expansion")
     start = time.perf_counter()
-    with DatasetWriter(path, n_features=n_features, compression=compression,
+    with DatasetWriter(path, n_features=width, compression=compression,
                        source=source) as writer:
         cutter = _BlockCutter(writer, int(block_mb * 2**20))
         for replica in range(replicas):

@@ -119,6 +119,8 @@ def run_epochs(solver, problem, stopping):
                 "violation": solver.violation,
                 "active_size": solver.active_size,
             }
+            if hasattr(solver, "progress"):  # solver-specific fields (out-of-core: passes, cache)
+                record.update(solver.progress())
             history.append(record)
             trace.update(record)
             if converged:
