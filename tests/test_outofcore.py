@@ -31,9 +31,9 @@ def in_memory_primal(X, y, positive, loss, C=1.0, bias="augmented"):
 
 @pytest.fixture(scope="module")
 def heart(data_dir, tmp_path_factory):
-    """heart_scale converted into blocks of about 40 rows."""
+    """heart_scale converted into blocks of about 12 rows."""
     path = tmp_path_factory.mktemp("ooc") / "heart"
-    return convert(str(data_dir / "heart_scale"), path, block_mb=0.0005)
+    return convert(str(data_dir / "heart_scale"), path, block_mb=0.002)
 
 
 @pytest.fixture(scope="module")
