@@ -5,11 +5,14 @@ import gzip
 import json
 import os
 import pickle
+import subprocess
+import sys
 import warnings
 
 import numpy as np
 import pytest
 from liblinear import liblinearutil as ll
+from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import LinearSVC
@@ -123,6 +126,36 @@ def test_truncated_compressed_file(tmp_path, data_dir, suffix):
     path = write(tmp_path / f"h{suffix}", packed[: len(packed) // 2])
     with pytest.raises(DataError, match="truncated or corrupt"):
         io.read_svmlight(path)
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "breast-cancer", "svmguide1", "splice_scale",
+                                  "german.numer", "a9a.t.bz2", "reuters.tst.bz2"])
+def test_reader_gives_scikit_learns_matrices(data_dir, name):
+    X_ref, y_ref = load_svmlight_file(str(data_dir / name), zero_based=False)
+    X, y = io.read_svmlight(data_dir / name)
+    assert X.shape == X_ref.shape
+    np.testing.assert_array_equal(y, y_ref)
+    for part in ("indptr", "indices", "data"):  # bit for bit
+        np.testing.assert_array_equal(getattr(X, part), getattr(X_ref, part))
+
+
+def test_reader_parses_numbers_as_float_does(tmp_path):
+    values = ["0.1", "-0.30000000000000004", "1e-300", "2.5E+10", "+7", "-0", ".5", "5.",
+              "123456789012345678901234567890", "0.16666666666666666", "4.9e-324",
+              "1.7976931348623157e308", "0.000000000000000000000000012345", "1e22", "1e23"]
+    lines = [f"{'+1' if k % 2 else '-1'} qid:3 1:{v}\t2:1 # comment {k}\r" for k, v in enumerate(values)]
+    X, y = io.read_svmlight(write(tmp_path / "d", "\n\n".join(lines)))
+    assert X[:, 0].toarray().ravel().tolist() == [float(v) for v in values]
+    assert y.tolist() == [1.0 if k % 2 else -1.0 for k in range(len(values))]
+
+
+def test_command_line_training_does_not_import_scikit_learn(data_dir, tmp_path):
+    # Importing scikit-learn costs about 1.5 s; `dualsvm train` must start in < 2 s.
+    code = ("import sys; from dualsvm import cli; "
+            f"status = cli.main(['train', '-q', {str(data_dir / 'heart_scale')!r}, "
+            f"{str(tmp_path / 'm')!r}]); "
+            "sys.exit(status or 10 * any(m.startswith('sklearn') for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
 def test_missing_file_and_directory(tmp_path):

@@ -243,12 +243,10 @@ def _overall_status(statuses):
 
 
 def _train(args):
-    import warnings
-
     import numpy as np
 
-    from .estimators import LinearSVC
     from .io import read_svmlight, save_model
+    from .training import fit_linear
 
     if args.exact_bias and args.bias is not None and args.bias >= 0:
         raise _UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
@@ -280,47 +278,47 @@ def _train(args):
         class_weight = class_weight or None
 
     bias = -1.0 if args.bias is None else args.bias
-    estimator = LinearSVC(
+    params = dict(
         C=args.C, loss=SOLVERS[args.solver], fit_intercept=args.exact_bias or bias > 0,
         intercept_mode="exact" if args.exact_bias else "augmented",
         intercept_scaling=bias if bias > 0 else 1.0, tol=args.tol, gap_tol=args.gap_tol,
         max_iter=args.max_iter, time_limit=args.time_limit, shrinking=not args.no_shrinking,
         shuffle=not args.cyclic, random_state=args.seed, class_weight=class_weight,
-        verbose=0 if args.quiet or args.folds else 2,
+        warm_start=False, callback=None, verbose=0 if args.quiet or args.folds else 2,
         monitor=True if args.trace else None)
     solver = "pair-dcd" if args.exact_bias else "dcd-l1" if args.solver == 3 else "dcd-l2"
 
     if args.folds is not None:
-        return _cross_validate(args, estimator, X, y, solver, say)
+        return _cross_validate(args, params, X, y, solver, say)
 
+    weights = np.ones(len(classes)) if class_weight is None else np.array(
+        [class_weight.get(c, 1.0) for c in classes])
+    cost = args.C * weights[np.searchsorted(classes, y)]
     start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        estimator.fit(X, y)
+    model = fit_linear(X, y, cost, params)
     seconds = time.perf_counter() - start
-    interrupted = "interrupted" in estimator.status_
-    for warning in caught:
-        if not interrupted:
-            say.warn(str(warning.message))
-    n_problems = len(estimator.status_)
+    interrupted = "interrupted" in model.status_
+    if model.early_stop() and not interrupted:
+        say.warn(f"{model.early_stop()} Increase --max-iter or --time-limit, or loosen -e.")
+    n_problems = len(model.status_)
     for k in range(n_problems):
-        prefix = f"class {_label_json(estimator.classes_[k])}: " if n_problems > 1 else ""
-        status = estimator.status_[k]
-        say(f"{prefix}optimization finished, #iter = {len(estimator.history_[k])}, "
-            f"primal = {estimator.primal_[k]:.10g}, dual = {estimator.dual_[k]:.10g}, "
-            f"gap = {estimator.gap_[k]:.3e}"
+        prefix = f"class {_label_json(model.classes_[k])}: " if n_problems > 1 else ""
+        status = model.status_[k]
+        say(f"{prefix}optimization finished, #iter = {len(model.history_[k])}, "
+            f"primal = {model.primal_[k]:.10g}, dual = {model.dual_[k]:.10g}, "
+            f"gap = {model.gap_[k]:.3e}"
             + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
     if interrupted:
         print(f"{PROG}: training was interrupted; saving the current model to {model_path} "
-              f"(relative duality gap {max(estimator.gap_):.3g})", file=sys.stderr)
+              f"(relative duality gap {max(model.gap_):.3g})", file=sys.stderr)
     try:
-        save_model(estimator, model_path)
+        save_model(model, model_path)
     except OSError as e:
         raise _write_error(model_path, "model file", e) from None
     if args.trace:
-        _write_trace(args.trace, estimator)
+        _write_trace(args.trace, model)
     if args.json:
-        print(json.dumps(_summary(args, estimator, X, solver, seconds, model_path)))
+        print(json.dumps(_summary(args, model, X, solver, seconds, model_path)))
     return 130 if interrupted else 0
 
 
@@ -340,12 +338,12 @@ class _Say:
             print(f"{PROG}: warning: {' '.join(text.split())}", file=sys.stderr)
 
 
-def _write_trace(path, estimator):
+def _write_trace(path, model):
     try:
         with open(path, "w", encoding="utf-8") as f:
-            for k, history in enumerate(estimator.history_):
-                label = (_label_json(estimator.classes_[k]) if len(estimator.history_) > 1
-                         else _label_json(estimator.classes_[1]))
+            for k, history in enumerate(model.history_):
+                label = (_label_json(model.classes_[k]) if len(model.history_) > 1
+                         else _label_json(model.classes_[1]))
                 for record in history:
                     record = {key: _finite(v) if isinstance(v, float) else v
                               for key, v in record.items()}
@@ -354,43 +352,44 @@ def _write_trace(path, estimator):
         raise _write_error(path, "trace file", e) from None
 
 
-def _summary(args, estimator, X, solver, seconds, model_path):
-    primal = float(sum(estimator.primal_))
-    dual = float(sum(estimator.dual_))
+def _summary(args, model, X, solver, seconds, model_path):
+    primal = float(sum(model.primal_))
+    dual = float(sum(model.dual_))
     gap = (primal - dual) / max(abs(primal), sys.float_info.min)
-    targets = (estimator.classes_[1:] if len(estimator.classes_) == 2
-               else estimator.classes_)
+    targets = (model.classes_[1:] if len(model.classes_) == 2
+               else model.classes_)
     return {
         "command": "train",
         "data": args.file,
         "model": model_path,
         "solver": solver,
-        "loss": estimator.loss,
-        "C": estimator.C,
+        "loss": model.params["loss"],
+        "C": model.params["C"],
         "bias": "exact" if args.exact_bias else (-1.0 if args.bias is None else args.bias),
         "n_samples": int(X.shape[0]),
         "n_features": int(X.shape[1]),
-        "classes": [_label_json(c) for c in estimator.classes_],
-        "status": _overall_status(estimator.status_),
-        "iterations": int(estimator.n_iter_),
+        "classes": [_label_json(c) for c in model.classes_],
+        "status": _overall_status(model.status_),
+        "iterations": int(model.n_iter_),
         "seconds": seconds,
         "primal": _finite(primal),
         "dual": _finite(dual),
         "gap": _finite(gap),
         "problems": [
-            {"class": _label_json(target), "status": estimator.status_[k],
-             "iterations": len(estimator.history_[k]), "primal": _finite(estimator.primal_[k]),
-             "dual": _finite(estimator.dual_[k]), "gap": _finite(estimator.gap_[k])}
+            {"class": _label_json(target), "status": model.status_[k],
+             "iterations": len(model.history_[k]), "primal": _finite(model.primal_[k]),
+             "dual": _finite(model.dual_[k]), "gap": _finite(model.gap_[k])}
             for k, target in enumerate(targets)
         ],
     }
 
 
-def _cross_validate(args, estimator, X, y, solver, say):
+def _cross_validate(args, params, X, y, solver, say):
     import warnings
 
     import numpy as np
-    from sklearn.base import clone
+
+    from .estimators import LinearSVC
 
     n = X.shape[0]
     folds = args.folds
@@ -406,7 +405,7 @@ def _cross_validate(args, estimator, X, y, solver, say):
         for fold, test in enumerate(np.array_split(order, folds), start=1):
             train = np.ones(n, dtype=bool)
             train[test] = False
-            model = clone(estimator)
+            model = LinearSVC(**params)
             try:
                 model.fit(X[train], y[train])
             except ValueError as e:

@@ -1,6 +1,5 @@
 """scikit-learn estimators: validation and multi-class around the binary solvers."""
 
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -9,13 +8,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from .problem import DualProblem
-from .solvers import DualCD, PairCD, Stopping, run_epochs
+from .training import fit_linear
 
 
 class LinearSVC(LinearClassifierMixin, BaseEstimator):
@@ -139,11 +137,6 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.monitor = monitor
 
-    @property
-    def bias_mode(self):
-        """The :mod:`dualsvm.problem` bias mode these parameters select."""
-        return self.intercept_mode if self.fit_intercept else "none"
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the model.
@@ -174,47 +167,14 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
         cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
 
-        targets = [self.classes_[1]] if len(self.classes_) == 2 else list(self.classes_)
-        warm = self._warm_alpha(len(targets), X.shape[0])
-        rng = check_random_state(self.random_state)
-        generator = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
-        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
-        monitor = self.monitor
-        if monitor is None:
-            monitor = bool(self.verbose) or self.callback is not None or self.gap_tol is not None
-        results = []
-        for k, target in enumerate(targets):
-            problem = DualProblem(X, np.where(y == target, 1.0, -1.0), cost, self.loss,
-                                  self.bias_mode, self.intercept_scaling)
-            interrupted = bool(results) and results[-1].status == "interrupted"
-            solver_class = PairCD if problem.bias == "exact" else DualCD
-            solver = solver_class(problem, self.tol, shrinking=self.shrinking,
-                                  shuffle=self.shuffle, random_state=generator,
-                                  alpha=None if warm is None else warm[k])
-            label = f"class {target}: " if len(targets) > 1 else ""
-            stopping = Stopping(max_iter=0 if interrupted else self.max_iter,
-                                gap_tol=self.gap_tol, deadline=deadline,
-                                callback=self.callback, verbose=self.verbose, label=label,
-                                monitor=monitor)
-            result = run_epochs(solver, problem, stopping)
-            if interrupted:
-                result.status = "interrupted"
-            results.append(result)
-
-        d = X.shape[1]
-        self.coef_ = np.array([r.w[:d] for r in results])
-        if self.bias_mode == "augmented":
-            self.intercept_ = np.array([self.intercept_scaling * r.w[d] for r in results])
-        else:
-            self.intercept_ = np.array([r.intercept for r in results])
-        self.alpha_ = np.array([r.alpha for r in results])
-        self.n_iter_ = max(r.n_iter for r in results)
-        self.primal_ = np.array([r.primal for r in results])
-        self.dual_ = np.array([r.dual for r in results])
-        self.gap_ = np.array([r.gap for r in results])
-        self.status_ = [r.status for r in results]
-        self.history_ = [r.history for r in results]
-        _warn_unless_converged(self.status_, self.gap_)
+        n_problems = 1 if len(self.classes_) == 2 else len(self.classes_)
+        fit = fit_linear(X, y, cost, self.get_params(deep=False),
+                         warm_alpha=self._warm_alpha(n_problems, X.shape[0]))
+        for name, value in fit.fitted_attributes().items():
+            setattr(self, name, value)
+        if fit.early_stop():
+            warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
+                          ConvergenceWarning, stacklevel=3)
         return self
 
     def _warm_alpha(self, n_problems, n_samples):
@@ -235,12 +195,3 @@ def _canonical(X):
         X = X.copy()
         X.sum_duplicates()
     return X
-
-
-def _warn_unless_converged(statuses, gaps):
-    stopped = {s for s in statuses if s not in ("converged", "gap", "callback")}
-    if stopped:
-        reasons = ", ".join(sorted(stopped))
-        warnings.warn(f"Training stopped before convergence ({reasons}); the largest "
-                      f"relative duality gap is {max(gaps):.3g}. Increase max_iter or "
-                      "time_limit, or loosen tol.", ConvergenceWarning, stacklevel=3)

@@ -4,8 +4,9 @@ Data
 ----
 :func:`read_svmlight` reads LIBSVM/svmlight text (``label index:value ...``,
 1-based increasing indices, ``#`` comments; ``.gz`` and ``.bz2`` are
-decompressed by extension) with :func:`sklearn.datasets.load_svmlight_file`,
-returns CSR float64 with 32-bit indices, and turns every failure into a
+decompressed by extension) with a compiled parser (:mod:`dualsvm._svmlight`:
+the matrices of :func:`sklearn.datasets.load_svmlight_file`, without the cost
+of importing scikit-learn), returns CSR float64 with 32-bit indices, and turns every failure into a
 :class:`DataError` naming the file, the problem and, where it can, the line.
 
 The dualsvm model file (format ``dualsvm-model``, version 1)
@@ -140,10 +141,13 @@ def read_svmlight(path, n_features=None):
     if os.path.getsize(path) == 0:
         raise DataError(f"{path}: empty file")
 
-    from sklearn.datasets import load_svmlight_file
+    import scipy.sparse as sp
+
+    from ._svmlight import parse_svmlight
 
     try:
-        X, y = load_svmlight_file(path, zero_based=False, dtype=np.float64)
+        with _open_data(path) as f:
+            text = f.read()
     except (EOFError, zlib.error) as e:
         raise DataError(f"{path}: truncated or corrupt compressed file ({_one_line(e)})") from None
     except OSError as e:
@@ -151,8 +155,14 @@ def read_svmlight(path, n_features=None):
             raise DataError(f"{path}: truncated or corrupt compressed file "
                             f"({_one_line(e)})") from None
         raise DataError(f"{path}: cannot read ({e.strerror or _one_line(e)})") from None
-    except (ValueError, TypeError, IndexError, OverflowError) as e:
-        raise DataError(f"{path}: {_diagnose(path) or 'malformed svmlight/LIBSVM data (' + _one_line(e) + ')'}") from None
+    try:
+        parsed = parse_svmlight(text)
+    except ValueError:  # a token the grammar accepts that float() does not
+        parsed = None
+    if not isinstance(parsed, tuple):
+        raise DataError(f"{path}: {_diagnose(text, parsed)}")
+    y, indptr, indices, values, width = parsed
+    X = sp.csr_matrix((values, indices, indptr), shape=(len(y), width))
     if X.shape[0] == 0:
         raise DataError(f"{path}: no data (only blank or comment lines)")
     if not np.isfinite(y).all():
@@ -196,20 +206,15 @@ def _open_data(path):
     return open(path, "rb")
 
 
-def _diagnose(path):
-    """The first line LIBLINEAR's rules reject, as 'line N: problem' (None if none).
-
-    Only called after the fast reader failed, to say where and why.
-    """
-    try:
-        with _open_data(path) as f:
-            for number, raw in enumerate(f, start=1):
-                problem = _line_problem(raw)
-                if problem:
-                    return f"line {number}: {problem}"
-    except (OSError, EOFError, zlib.error) as e:
-        return f"truncated or corrupt compressed file ({_one_line(e)})"
-    return None
+def _diagnose(text, line=None):
+    """'line N: problem' for the first line LIBLINEAR's rules reject (or line ``line``)."""
+    lines = text.split(b"\n")
+    numbers = range(1, len(lines) + 1) if line is None else [line]
+    for number in numbers:
+        problem = _line_problem(lines[number - 1])
+        if problem:
+            return f"line {number}: {problem}"
+    return f"line {line}: malformed svmlight/LIBSVM data" if line else "malformed svmlight/LIBSVM data"
 
 
 def _line_problem(raw):
@@ -302,11 +307,14 @@ def _new_file_mode(path):
 
 def _fitted_arrays(estimator):
     """coef_, intercept_, classes_ of a fitted LinearSVC, checked for writing."""
-    from .estimators import LinearSVC
+    from .training import LinearFit
 
-    if not isinstance(estimator, LinearSVC):
-        raise ModelError(f"cannot save a {type(estimator).__name__}; only dualsvm.LinearSVC "
-                         "models have a model file format")
+    if not isinstance(estimator, LinearFit):
+        from .estimators import LinearSVC
+
+        if not isinstance(estimator, LinearSVC):
+            raise ModelError(f"cannot save a {type(estimator).__name__}; only dualsvm.LinearSVC "
+                             "models have a model file format")
     if not hasattr(estimator, "coef_"):
         raise ModelError("the model is not fitted; call fit() before saving it")
     coef = np.asarray(estimator.coef_, dtype=np.float64)
@@ -336,7 +344,8 @@ def _json_label(c):
 
 
 def save_model(estimator, path):
-    """Save a fitted :class:`~dualsvm.LinearSVC` as a dualsvm model file.
+    """Save a fitted :class:`~dualsvm.LinearSVC` (or the :class:`~dualsvm.training.LinearFit`
+    the command line trains) as a dualsvm model file.
 
     The format is described in this module's docstring. The write is atomic:
     an existing file at ``path`` is replaced only once the new one is complete.
@@ -367,7 +376,7 @@ def save_model(estimator, path):
     meta = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "estimator": type(estimator).__name__,
+        "estimator": "LinearSVC",
         "dualsvm_version": __version__,
         "params": params,
         "n_features_in": int(coef.shape[1]),
