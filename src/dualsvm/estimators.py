@@ -138,22 +138,40 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.monitor = monitor
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, **outofcore):
         """Fit the model.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; sparse input is used as CSR without densifying.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or DiskDataset
+            Training data; sparse input is used as CSR without densifying. A
+            :class:`dualsvm.outofcore.DiskDataset` (binary labels inside, ``y``
+            None) is trained out of core by
+            :func:`dualsvm.outofcore.fit_linear_disk`.
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample multipliers of C.
+        **outofcore : dict
+            With a DiskDataset only: ``method`` ('dcl', 'bm' or 'sbm'), ``memory``
+            (MB for rows in memory), ``checkpoint``, ``resume``, ...
 
         Returns
         -------
         self
         """
+        from .outofcore.format import DiskDataset
+
+        if isinstance(X, DiskDataset):
+            from .outofcore.fit import fit_linear_disk
+
+            if y is not None or sample_weight is not None:
+                raise ValueError("a DiskDataset holds its labels: pass y=None and no sample_weight")
+            self.n_features_in_ = X.n_features
+            return self._store(fit_linear_disk(X, self.get_params(deep=False), **outofcore))
+        if outofcore:
+            raise TypeError(f"fit() got unexpected keyword arguments {sorted(outofcore)} "
+                            "(they apply to a DiskDataset only)")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              order="C")
         X = _canonical(X)
@@ -168,13 +186,16 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
 
         n_problems = 1 if len(self.classes_) == 2 else len(self.classes_)
-        fit = fit_linear(X, y, cost, self.get_params(deep=False),
-                         warm_alpha=self._warm_alpha(n_problems, X.shape[0]))
+        return self._store(fit_linear(X, y, cost, self.get_params(deep=False),
+                                      warm_alpha=self._warm_alpha(n_problems, X.shape[0])))
+
+    def _store(self, fit):
+        """Take the fitted attributes of a training.LinearFit; warn unless converged."""
         for name, value in fit.fitted_attributes().items():
             setattr(self, name, value)
         if fit.early_stop():
             warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
-                          ConvergenceWarning, stacklevel=3)
+                          ConvergenceWarning, stacklevel=4)
         return self
 
     def _warm_alpha(self, n_problems, n_samples):

@@ -8,6 +8,6 @@
 
 from .format import DiskDataset
 from .convert import convert
-from .fit import fit
+from .fit import fit, fit_linear_disk
 
-__all__ = ["DiskDataset", "convert", "fit"]
+__all__ = ["DiskDataset", "convert", "fit", "fit_linear_disk"]

@@ -1,8 +1,9 @@
 """Streaming conversion of svmlight files into an on-disk dataset.
 
 The input is read in chunks of about ``chunk_mb`` MB of whole lines (``.gz``
-and ``.bz2`` decompressed on the fly); each chunk is parsed by scikit-learn's
-svmlight parser, optionally transformed, and cut into blocks of about
+and ``.bz2`` decompressed on the fly); each chunk is parsed by the compiled
+svmlight parser of :mod:`dualsvm._svmlight` (as :func:`dualsvm.io.read_svmlight`),
+optionally transformed, and cut into blocks of about
 ``block_mb`` MB (in-memory size) that are compressed and written at once. Peak
 memory is a few chunks and blocks, whatever the size of the input.
 
@@ -19,14 +20,14 @@ Scale-up transforms (to make large real-valued problems from real data):
   not new data; the manifest's ``source`` says so.
 """
 
-import io
 import os
 import time
+import zlib
 
 import numpy as np
 from numba import njit
 
-from ..io import DataError, _one_line, _open_data
+from ..io import DataError, _diagnose, _one_line, _open_data
 from .format import DatasetWriter, block_nbytes
 
 
@@ -110,7 +111,7 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly
 
 def _chunks(inputs, chunk_bytes):
     """(chunk number, labels, indptr, indices int32, data) of whole-line chunks."""
-    from sklearn.datasets import load_svmlight_file
+    from .._svmlight import parse_svmlight
 
     number = 0
     for path in inputs:
@@ -121,24 +122,28 @@ def _chunks(inputs, chunk_bytes):
             while True:
                 try:
                     lines = f.readlines(chunk_bytes)
-                except (EOFError, OSError) as e:
+                except (EOFError, OSError, zlib.error) as e:
                     raise DataError(f"{path}: truncated or corrupt compressed file "
                                     f"({_one_line(e)})") from None
                 if not lines:
                     break
-                where = f"{path}: lines {first_line}-{first_line + len(lines) - 1}"
+                text = b"".join(lines)
                 try:
-                    X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), zero_based=False,
-                                              dtype=np.float64)
-                except (ValueError, TypeError, IndexError, OverflowError) as e:
-                    raise DataError(f"{where}: malformed svmlight data ({_one_line(e)})") from None
-                if not (np.isfinite(y).all() and np.isfinite(X.data).all()):
-                    raise DataError(f"{where}: contains NaN or infinity")
-                if X.shape[1] > np.iinfo(np.int32).max:
-                    raise DataError(f"{where}: feature index above 2**31")
-                X.sum_duplicates()
-                yield (number, y, X.indptr.astype(np.int64), X.indices.astype(np.int32),
-                       X.data)
+                    parsed = parse_svmlight(text)
+                except ValueError:  # a token the grammar accepts that float() does not
+                    parsed = None
+                if not isinstance(parsed, tuple):
+                    problem = _diagnose(text, parsed)
+                    line, _, what = problem.partition(": ") if problem.startswith("line ") else ("", "", problem)
+                    at = f"line {first_line - 1 + int(line[5:])}" if line else f"lines {first_line}-"
+                    raise DataError(f"{path}: {at}: {what}")
+                labels, indptr, indices, data, width = parsed
+                if not (np.isfinite(labels).all() and np.isfinite(data).all()):
+                    raise DataError(f"{path}: lines {first_line}-{first_line + len(lines) - 1}: "
+                                    "contains NaN or infinity")
+                if width > np.iinfo(np.int32).max:
+                    raise DataError(f"{path}: line {first_line}-: feature index above 2**31")
+                yield number, labels, indptr, indices.astype(np.int32), data
                 number += 1
                 first_line += len(lines)
 

@@ -199,3 +199,45 @@ def load_checkpoint(path, problem):
     if alpha.shape != (problem.n_samples,) or w.shape != (problem.n_weights,):
         raise DataError(f"{path}: checkpoint arrays have the wrong shape")
     return alpha, w, int(meta["passes"])
+
+
+def fit_linear_disk(dataset, params, *, method="dcl", memory=1024.0, **options):
+    """Train :class:`dualsvm.LinearSVC` parameters ``params`` on a DiskDataset.
+
+    What ``LinearSVC.fit(DiskDataset(...), method=..., memory=...)`` and
+    ``dualsvm train DIR`` call. ``options`` go to :func:`fit` (checkpoint,
+    resume, inner_epochs, epsilon, ...). The LinearSVC parameters map onto
+    :func:`fit`'s; ``gap_tol=None`` becomes 1e-4 (the out-of-core solvers stop
+    on the gap), ``monitor=None`` becomes True, and ``shrinking``, ``shuffle``
+    and ``warm_start`` do not apply.
+
+    Returns
+    -------
+    dualsvm.training.LinearFit
+    """
+    from ..training import LinearFit
+
+    if params["fit_intercept"] and params["intercept_mode"] == "exact":
+        raise ValueError("out-of-core training supports intercept_mode='augmented' only")
+    if not isinstance(dataset, DiskDataset):
+        dataset = DiskDataset(dataset)
+    random_state = params["random_state"]
+    if random_state is not None and not isinstance(random_state, (int, np.integer)):
+        random_state = int(random_state.randint(np.iinfo(np.int32).max))
+    result = fit(dataset, method=method, memory=memory, C=params["C"], loss=params["loss"],
+                 fit_intercept=params["fit_intercept"],
+                 intercept_scaling=params["intercept_scaling"],
+                 class_weight=params["class_weight"], tol=params["tol"],
+                 gap_tol=1e-4 if params["gap_tol"] is None else params["gap_tol"],
+                 max_iter=params["max_iter"], time_limit=params["time_limit"],
+                 random_state=random_state, callback=params["callback"],
+                 verbose=params["verbose"],
+                 monitor=True if params["monitor"] is None else params["monitor"], **options)
+    d = dataset.n_features
+    intercept = params["intercept_scaling"] * result.w[d] if params["fit_intercept"] else 0.0
+    return LinearFit(params=dict(params), classes_=dataset.labels.copy(),
+                     coef_=result.w[None, :d].copy(), intercept_=np.array([intercept]),
+                     alpha_=result.alpha[None, :], n_iter_=result.n_iter,
+                     primal_=np.array([result.primal]), dual_=np.array([result.dual]),
+                     gap_=np.array([result.gap]), status_=[result.status],
+                     history_=[result.history])
