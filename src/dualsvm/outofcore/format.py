@@ -281,8 +281,8 @@ def read_manifest(path):
         raise DataError(f"{path}: no such dataset directory")
     where = os.path.join(path, MANIFEST)
     if not os.path.isfile(where):
-        raise DataError(f"{where}: missing; not a dualsvm dataset (or its conversion "
-                        "did not finish)")
+        raise DataError(f"{path}: a directory without {MANIFEST}: not a dualsvm dataset "
+                        "(or its conversion did not finish)")
     try:
         with open(where, "rb") as f:
             m = json.loads(f.read().decode("utf-8"))
