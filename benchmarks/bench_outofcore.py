@@ -67,13 +67,13 @@ def run_one(args):
         X, y = ds.load()
         loaded = time.perf_counter() - start
         problem = DualProblem(X, np.where(y == ds.labels[-1], 1.0, -1.0),
-                              np.full(len(y), args.C), args.loss, "augmented")
+                              np.full(len(y), args.run_C), args.loss, "augmented")
         solver = DualCD(problem, args.tol_in_memory, random_state=np.random.default_rng(0))
         r = run_epochs(solver, problem, Stopping(max_iter=100000, monitor=False,
                                                  time_limit=args.time_limit))
         out = {"passes": 1.0, "epochs": r.n_iter, "load_seconds": loaded}
     else:
-        r = fit(ds, method=args.run_method, memory=args.run_memory, C=args.C, loss=args.loss,
+        r = fit(ds, method=args.run_method, memory=args.run_memory, C=args.run_C, loss=args.loss,
                 gap_tol=args.gap_tol, max_iter=100000, time_limit=args.time_limit,
                 random_state=0)
         out = {"passes": r.passes, "epochs": r.n_iter,
@@ -88,7 +88,7 @@ def run_one(args):
 
 def measure(data, method, memory, args):
     cmd = [sys.executable, __file__, "--run-data", data, "--run-method", method,
-           "--run-memory", str(memory), "--C", str(args.C), "--loss", args.loss,
+           "--run-memory", str(memory), "--run-C", str(args.run_C), "--loss", args.loss,
            "--gap-tol", str(args.gap_tol), "--tol-in-memory", str(args.tol_in_memory)]
     if args.time_limit:
         cmd += ["--time-limit", str(args.time_limit)]
@@ -106,7 +106,8 @@ def main():
                         help="memory budget as a fraction of the in-memory size")
     parser.add_argument("--memory", type=float, help="memory budget in MB (overrides --fraction)")
     parser.add_argument("--no-in-memory", action="store_true")
-    parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--C", type=float, nargs="+", default=[1.0],
+                        help="C, one for all datasets or one per dataset")
     parser.add_argument("--loss", default="squared_hinge")
     parser.add_argument("--gap-tol", type=float, default=5e-4)
     parser.add_argument("--tol-in-memory", type=float, default=1e-4)
@@ -115,6 +116,7 @@ def main():
     parser.add_argument("--run-data", help=argparse.SUPPRESS)
     parser.add_argument("--run-method", help=argparse.SUPPRESS)
     parser.add_argument("--run-memory", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--run-C", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_data:
         return run_one(args)
@@ -125,10 +127,12 @@ def main():
     from dualsvm.outofcore import DiskDataset
 
     rows = []
-    for data in args.data:
+    costs = args.C * len(args.data) if len(args.C) == 1 else args.C
+    for data, C in zip(args.data, costs, strict=True):
+        args.run_C = C
         ds = DiskDataset(data)
         memory = args.memory or args.fraction * ds.nbytes / 2**20
-        info = {"data": os.path.basename(os.path.normpath(data)), "n": ds.n_samples,
+        info = {"data": os.path.basename(os.path.normpath(data)), "C": C, "n": ds.n_samples,
                 "d": ds.n_features, "nnz": ds.nnz, "blocks": ds.n_blocks,
                 "memory_mb": memory, "in_memory_mb": ds.nbytes / 2**20,
                 "disk_mb": ds.disk_nbytes / 2**20, "block_mb": ds.max_block_nbytes / 2**20}
@@ -158,7 +162,7 @@ def main():
 
 def _markdown(rows, command, machine, args):
     lines = [f"# Out-of-core training\n\nCommand: `{command}`\n\nMachine: {machine}\n",
-             f"Problem: {args.loss}, C = {args.C}, augmented bias (B = 1). Out-of-core runs "
+             f"Problem: {args.loss}, augmented bias (B = 1), C per dataset. Out-of-core runs "
              f"stop at a relative duality gap of {args.gap_tol:g} (certified after each pass "
              f"by one more pass); in-memory DCD stops at LIBLINEAR's tol = "
              f"{args.tol_in_memory:g}. Peak RSS is above the RSS after imports and JIT; the "
@@ -168,7 +172,7 @@ def _markdown(rows, command, machine, args):
     for r in rows:
         if r["data"] != current:
             current = r["data"]
-            lines.append(f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
+            lines.append(f"\n## {current}, C = {r['C']:g}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
                          f"{r['in_memory_mb']:.0f} MB in memory, {r['disk_mb']:.0f} MB on disk "
                          f"({r['blocks']} blocks of <= {r['block_mb']:.1f} MB); budget "
                          f"{r['memory_mb']:.0f} MB\n")

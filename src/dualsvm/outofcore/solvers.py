@@ -200,10 +200,30 @@ class Prefetcher:
         self.thread.join()
 
 
+def _return_freed_blocks_to_the_os():
+    """Make glibc map every allocation above 128 KiB with mmap, so a freed block
+    leaves the process at once.
+
+    By default glibc raises that threshold after each such free (up to 32 MiB)
+    and then serves blocks from heaps that keep freed memory: measured on
+    a9a-poly2 (2 MB blocks, 16.5 MB budget), SBM's peak RSS crept to 23 MB after
+    40 passes and 50 MB after 370, against 17.4 MB with a fixed threshold.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD; setting it stops the adjustment
+    except (OSError, AttributeError):  # not glibc: nothing to tune
+        pass
+
+
 class _DiskSolver:
     """What the out-of-core solvers share: state, warm start, passes, the record."""
 
     def __init__(self, problem, tol, *, memory, random_state, alpha=None, w=None):
+        _return_freed_blocks_to_the_os()
         self.problem = problem
         self.tol = tol
         self.memory = int(memory)
