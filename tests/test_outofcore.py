@@ -273,3 +273,43 @@ def DiskProblemFor(ds, loss):
     from dualsvm.outofcore.solvers import DiskProblem
 
     return DiskProblem(ds, 1.0, loss=loss)
+
+
+# ----------------------------------------------------------------- the interface
+
+
+def test_linear_svc_fits_a_disk_dataset(heart, load):
+    from dualsvm import LinearSVC
+
+    X, y = load("heart_scale")
+    memory_model = LinearSVC(C=1.0, tol=1e-6, random_state=0).fit(X, y)
+    disk_model = LinearSVC(C=1.0, gap_tol=1e-5, random_state=0).fit(heart, method="dcl",
+                                                                   memory=0.02)
+    assert disk_model.status_ == ["gap"] and disk_model.n_features_in_ == X.shape[1]
+    assert abs(disk_model.primal_[0] - memory_model.primal_[0]) <= 1e-4 * memory_model.primal_[0]
+    assert np.abs(disk_model.coef_ - memory_model.coef_).max() < 0.05
+    assert np.mean(disk_model.predict(X) == memory_model.predict(X)) > 0.98
+    with pytest.raises(ValueError, match="holds its labels"):
+        LinearSVC().fit(heart, y)
+    with pytest.raises(TypeError, match="DiskDataset only"):
+        LinearSVC().fit(X, y, memory=5)
+
+
+def test_command_line_convert_and_train(data_dir, tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "dualsvm", *args], cwd=tmp_path,
+                              capture_output=True, text=True)
+
+    done = run("convert", str(data_dir / "heart_scale"), "hs", "--block-mb", "0.002", "--poly2")
+    assert done.returncode == 0, done.stderr
+    assert DiskDataset(tmp_path / "hs").n_features == 13 + 13 * 14 // 2
+    done = run("train", "hs", "--memory", "0.05", "--method", "sbm", "-B", "1",
+               "--checkpoint", "ck.npz", "--gap-tol", "1e-3")
+    assert done.returncode == 0, done.stderr
+    assert "pass 1:" in done.stdout and "cache" in done.stdout and "gap" in done.stdout
+    assert (tmp_path / "hs.model").exists() and (tmp_path / "ck.npz").exists()
+    from dualsvm.io import load_model
+
+    assert load_model(tmp_path / "hs.model").coef_.shape == (1, 13 + 13 * 14 // 2)
+    done = run("convert", str(data_dir / "heart_scale"), "hs")
+    assert done.returncode == 1 and "not an empty directory" in done.stderr
