@@ -305,16 +305,7 @@ def _train(args):
 
         raise CommandError(f"{args.file}: all {len(y)} samples have the label "
                            f"{format_label(classes[0])}; training needs at least two classes")
-    class_weight = None
-    if args.weights:
-        class_weight = {}
-        for pair in args.weights:
-            label, weight = _weight_pair(pair)
-            if label in classes:
-                class_weight[label] = weight
-            else:
-                say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
-        class_weight = class_weight or None
+    class_weight = _class_weight(args, classes, say)
 
     bias = -1.0 if args.bias is None else args.bias
     params = dict(
@@ -361,6 +352,18 @@ def _train(args):
     return 130 if interrupted else 0
 
 
+def _class_weight(args, classes, say):
+    """The -w weights as a class_weight dict (None without any), for labels in classes."""
+    class_weight = {}
+    for pair in args.weights:
+        label, weight = _weight_pair(pair)
+        if label in classes:
+            class_weight[label] = weight
+        else:
+            say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
+    return class_weight or None
+
+
 def _train_on_disk(args, say, model_path):
     """dualsvm train DIR: out-of-core training, a progress line per pass."""
     from .io import save_model
@@ -375,12 +378,7 @@ def _train_on_disk(args, say, model_path):
             f"{record['cache_size']} rows, primal {record['primal']:.10g}, "
             f"gap {record['gap']:.3e}, {record['seconds']:.1f} s")
 
-    class_weight = None
-    if args.weights:
-        class_weight = {}
-        for pair in args.weights:
-            label, weight = _weight_pair(pair)
-            class_weight[label] = weight
+    class_weight = _class_weight(args, dataset.labels, say)
     bias = -1.0 if args.bias is None else args.bias
     params = dict(
         C=args.C, loss=SOLVERS[args.solver], fit_intercept=bias > 0, intercept_mode="augmented",
