@@ -17,8 +17,8 @@ from ..problem import _decisions
 
 #: Rows of ``RowCache.values``.
 Y, Q_DIAG, DIAG, UPPER, ALPHA = range(5)
-#: Bytes a cached row costs besides its non-zeros: indptr (4... rounded to 8),
-#: row_id, the five per-row values and an entry of an index array.
+#: Bytes a cached row costs besides its non-zeros: its indptr entry, row_id, the
+#: five per-row values and an entry of the DCD kernel's index array.
 ROW_BYTES = 8 + 8 + 5 * 8 + 8
 NNZ_BYTES = 12  # float64 value + int32 column index
 

@@ -105,13 +105,13 @@ class DiskProblem:
             w += problem.weights(alpha[block.rows])
         return w
 
-    def check_budget(self, memory, what):
-        """Raise ValueError unless ``memory`` bytes hold BLOCKS_IN_FLIGHT blocks."""
-        need = BLOCKS_IN_FLIGHT * self.block_nbytes
+    def check_budget(self, memory, what, blocks=BLOCKS_IN_FLIGHT):
+        """Raise ValueError unless ``memory`` bytes hold ``blocks`` blocks."""
+        need = blocks * self.block_nbytes
         if memory < need:
             raise ValueError(
                 f"memory budget {memory / 2**20:.1f} MB is below what {what} needs: "
-                f"{BLOCKS_IN_FLIGHT} blocks of up to {self.dataset.max_block_nbytes / 2**20:.1f} MB "
+                f"{blocks} blocks of up to {self.dataset.max_block_nbytes / 2**20:.1f} MB "
                 f"({need / 2**20:.1f} MB); convert the data with smaller blocks")
 
     @property
@@ -280,7 +280,9 @@ class BlockMinimization(_DiskSolver):
 
     def __init__(self, problem, tol, *, memory, inner_epochs=5, selective=False,
                  random_state, alpha=None, w=None):
-        problem.check_budget(memory, "block minimization")
+        # SBM copies the block trained on into its cache: one block more
+        problem.check_budget(memory, "selective block minimization" if selective
+                             else "block minimization", BLOCKS_IN_FLIGHT + selective)
         super().__init__(problem, tol, memory=memory, random_state=random_state, alpha=alpha, w=w)
         self.inner_epochs = inner_epochs
         self.cache = None
