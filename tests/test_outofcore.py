@@ -313,3 +313,20 @@ def test_command_line_convert_and_train(data_dir, tmp_path):
     assert load_model(tmp_path / "hs.model").coef_.shape == (1, 13 + 13 * 14 // 2)
     done = run("convert", str(data_dir / "heart_scale"), "hs")
     assert done.returncode == 1 and "not an empty directory" in done.stderr
+
+
+def test_shuffled_conversion_is_a_permutation(data_dir, tmp_path, load):
+    X, y = load("heart_scale")
+    ds = convert(str(data_dir / "heart_scale"), tmp_path / "s", block_mb=0.002, shuffle=True,
+                 seed=3)
+    assert sorted(os.listdir(tmp_path / "s")) == ["blocks.bin", "manifest.json"]  # no buckets left
+    Xs, ys = ds.load()
+
+    def rows(X, y):
+        return sorted((y[i], tuple(X[i].indices), tuple(X[i].data)) for i in range(X.shape[0]))
+
+    assert rows(Xs, ys) == rows(X, y)
+    assert not np.array_equal(ys, y)  # the order changed
+    again, _ = convert(str(data_dir / "heart_scale"), tmp_path / "t", block_mb=0.002,
+                       shuffle=True, seed=3).load()
+    assert (again != Xs).nnz == 0  # seeded

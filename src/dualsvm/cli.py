@@ -7,7 +7,7 @@
     dualsvm export-liblinear MODEL OUT
     dualsvm import-liblinear IN MODEL
     dualsvm demo                               (train and evaluate on bundled data)
-    dualsvm convert FILE... DIR [--block-mb N] [--poly2]   (an on-disk dataset)
+    dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--shuffle]   (an on-disk dataset)
     dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
 
 Every error is one line on stderr (``dualsvm: error: ...``, or
@@ -194,6 +194,8 @@ def _build_parser():
                          help="write R copies (copies 1.. with --perturbation noise)")
     convert.add_argument("--perturbation", type=_number(float, "perturbation", 0.0), default=0.0,
                          metavar="S", help="relative noise of the copies (x * (1 + S z))")
+    convert.add_argument("--shuffle", action="store_true",
+                         help="write the rows in a random order (two passes, bounded memory)")
     convert.add_argument("--seed", type=_number(int, "seed", 0), default=0)
     convert.add_argument("--n-features", type=_number(int, "n-features", 1), metavar="D",
                          help="width of the input rows (default: the largest index)")
@@ -413,7 +415,8 @@ def _convert(args):
         raise CommandError(f"{args.directory}: exists and is not an empty directory")
     say = _Say(quiet=args.quiet, to_stderr=False)
     dataset = convert(args.inputs, args.directory, block_mb=args.block_mb, poly2=args.poly2,
-                      replicas=args.replicas, perturbation=args.perturbation, seed=args.seed,
+                      replicas=args.replicas, perturbation=args.perturbation,
+                      shuffle=args.shuffle, seed=args.seed,
                       n_features=args.n_features, progress=None if args.quiet else say)
     say(f"{dataset}: {dataset.disk_nbytes / 2**20:.1f} MB on disk, "
         f"{dataset.nbytes / 2**20:.1f} MB in memory")

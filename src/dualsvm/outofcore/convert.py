@@ -28,11 +28,12 @@ import numpy as np
 from numba import njit
 
 from ..io import DataError, _diagnose, _one_line, _open_data
-from .format import DatasetWriter, block_nbytes
+from .format import DatasetWriter, _decode, block_nbytes, encode_block
 
 
 def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly2=False,
-            replicas=1, perturbation=0.0, seed=0, compression="zstd", progress=None):
+            replicas=1, perturbation=0.0, shuffle=False, seed=0, compression="zstd",
+            progress=None):
     """Convert svmlight files into a block dataset at ``path``.
 
     Parameters
@@ -55,6 +56,11 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly
         Number of copies of the input to write (see the module docstring).
     perturbation : float
         Relative noise s of copies 1..R-1.
+    shuffle : bool
+        Write the rows in a random order (seeded), so that every block is a
+        random sample of the data, as block minimization assumes. Bounded
+        memory: a first pass scatters the rows into temporary bucket files of
+        about four blocks each, a second shuffles each bucket and writes it.
     seed : int
     compression : {'zstd', 'zlib'}
     progress : callable or None
@@ -76,22 +82,30 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly
     if perturbation < 0:
         raise ValueError(f"perturbation must be >= 0, got {perturbation}")
     chunk_bytes = max(int(chunk_mb * 2**20), 1)
+    block_bytes = int(block_mb * 2**20)
     base_width = n_features
-    if poly2:  # the expansion numbers columns by the base width: one scan first
+    total_bytes = 0
+    if poly2 or shuffle:  # the expansion numbers columns by the base width: one scan first
         base_width = n_features or 0
-        for _, _, _, indices, _ in _chunks(inputs, chunk_bytes):
+        for _, _, indptr, indices, _ in _chunks(inputs, chunk_bytes):
             if indices.size:
                 base_width = max(base_width, int(indices.max()) + 1)
+            k = np.diff(indptr)
+            total_bytes += int((12 + 12 * (k + k * (k + 1) // 2 if poly2 else k)).sum())
     width = poly2_width(base_width) if poly2 else n_features
+    # rows go to random buckets of about 4 blocks (at most 1024 bucket files)
+    n_buckets = max(1, min(1024, -(-total_bytes * replicas // (4 * block_bytes)))) if shuffle else 0
     source = {"inputs": [os.path.basename(p) for p in inputs], "poly2": bool(poly2),
-              "replicas": int(replicas), "perturbation": float(perturbation), "seed": int(seed)}
+              "replicas": int(replicas), "perturbation": float(perturbation),
+              "shuffle": bool(shuffle), "seed": int(seed)}
     if replicas > 1:
         source["note"] = ("copy 0 is the input; copies 1.. multiply each input value by "
                           "(1 + perturbation * N(0,1)) before any expansion")
     start = time.perf_counter()
     with DatasetWriter(path, n_features=width, compression=compression,
                        source=source) as writer:
-        cutter = _BlockCutter(writer, int(block_mb * 2**20))
+        cutter = _BlockCutter(writer, block_bytes)
+        buckets = _Buckets(writer.tmp, n_buckets, seed) if shuffle else None
         for replica in range(replicas):
             for number, labels, indptr, indices, data in _chunks(inputs, chunk_bytes):
                 if replica and perturbation:
@@ -99,12 +113,18 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly
                     data = data * (1.0 + perturbation * rng.standard_normal(data.shape[0]))
                 if poly2:
                     indptr, indices, data = poly2_expand(indptr, indices, data, base_width)
+                if buckets is not None:
+                    buckets.scatter(labels, indptr, indices, data)
+                    continue
                 cutter.add(labels, indptr, indices, data)
                 if progress is not None and cutter.written:
                     cutter.written = False
                     progress(f"replica {replica + 1}/{replicas}: {writer.n_samples} rows, "
                              f"{writer.offset / 2**30:.2f} GB on disk, "
                              f"{time.perf_counter() - start:.0f} s")
+        if buckets is not None:
+            for labels, indptr, indices, data in buckets.shuffled():
+                cutter.add(labels, indptr, indices, data)
         cutter.flush()
     return DiskDataset(path)
 
@@ -148,6 +168,65 @@ def _chunks(inputs, chunk_bytes):
                 first_line += len(lines)
 
 
+class _Buckets:
+    """Temporary files that rows are scattered into at random, read back shuffled."""
+
+    def __init__(self, directory, n_buckets, seed):
+        import zstandard
+
+        self.paths = [os.path.join(directory, f"bucket{k}.tmp") for k in range(n_buckets)]
+        self.files = [open(p, "wb") for p in self.paths]
+        self.rng = np.random.default_rng([seed, 2**32 - 1])
+        self.compress = zstandard.ZstdCompressor(level=1).compress
+        self.decompress = zstandard.ZstdDecompressor().decompress
+
+    def scatter(self, labels, indptr, indices, data):
+        bucket = self.rng.integers(len(self.files), size=len(labels))
+        order = np.argsort(bucket, kind="stable")
+        bounds = np.searchsorted(bucket[order], np.arange(len(self.files) + 1))
+        for k in np.flatnonzero(np.diff(bounds)):
+            rows = order[bounds[k]:bounds[k + 1]]
+            piece = _take_rows(labels, indptr, indices, data, rows)
+            raw = self.compress(encode_block(*piece))
+            self.files[k].write(np.array([len(rows), len(piece[2]), len(raw)], dtype="<i8").tobytes())
+            self.files[k].write(raw)
+
+    def shuffled(self):
+        """Each bucket's rows in a random order, bucket after bucket (files removed)."""
+        for handle in self.files:
+            handle.close()
+        for path in self.paths:
+            pieces = []
+            with open(path, "rb") as f:
+                while header := f.read(24):
+                    n_rows, nnz, size = np.frombuffer(header, dtype="<i8").tolist()
+                    payload = self.decompress(f.read(size), max_output_size=block_nbytes(n_rows, nnz))
+                    block = _decode(payload, 0, 0, n_rows, nnz, 2**31 - 1, path)
+                    pieces.append((block.labels, block.indptr.astype(np.int64), block.indices, block.data))
+            os.unlink(path)
+            if pieces:
+                labels, indptr, indices, data = _concatenate(pieces)
+                yield _take_rows(labels, indptr, indices, data, self.rng.permutation(len(labels)))
+
+
+def _take_rows(labels, indptr, indices, data, rows):
+    """Rows ``rows`` of CSR pieces, as new pieces (indptr from 0)."""
+    lengths = indptr[rows + 1] - indptr[rows]
+    new_indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_indptr[1:])
+    take = np.repeat(indptr[rows] - new_indptr[:-1], lengths) + np.arange(new_indptr[-1])
+    return labels[rows], new_indptr, indices[take], data[take]
+
+
+def _concatenate(pieces):
+    """One CSR piece from several (each indptr from 0)."""
+    labels = np.concatenate([p[0] for p in pieces])
+    offsets = np.cumsum([0] + [p[1][-1] for p in pieces])
+    indptr = np.concatenate([p[1][:-1] + o for p, o in zip(pieces, offsets)] + [offsets[-1:]])
+    return (labels, indptr, np.concatenate([p[2] for p in pieces]),
+            np.concatenate([p[3] for p in pieces]))
+
+
 class _BlockCutter:
     """Collects rows and writes a block whenever about ``block_bytes`` are pending."""
 
@@ -180,12 +259,7 @@ class _BlockCutter:
     def flush(self):
         if not self.pending:
             return
-        labels = np.concatenate([p[0] for p in self.pending])
-        offsets = np.cumsum([0] + [p[1][-1] for p in self.pending])
-        indptr = np.concatenate([p[1][:-1] + o for p, o in zip(self.pending, offsets)]
-                                + [offsets[-1:]])
-        indices = np.concatenate([p[2] for p in self.pending])
-        data = np.concatenate([p[3] for p in self.pending])
+        labels, indptr, indices, data = _concatenate(self.pending)
         assert block_nbytes(len(labels), len(indices)) == self.pending_bytes + 4
         self.writer.write_block(labels, indptr, indices, data)
         self.pending = []
