@@ -7,6 +7,7 @@
     dualsvm export-liblinear MODEL OUT
     dualsvm import-liblinear IN MODEL
     dualsvm demo                               (train and evaluate on bundled data)
+    dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
     dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--shuffle]   (an on-disk dataset)
     dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
 
@@ -226,6 +227,22 @@ def _build_parser():
     demo = commands.add_parser("demo", allow_abbrev=False,
                                help="train and evaluate on the breast-cancer data (no download)")
     demo.set_defaults(run=_demo)
+
+    plot = commands.add_parser(
+        "plot", allow_abbrev=False, help="draw convergence curves from a training trace",
+        description="Draw the convergence curves of a 'dualsvm train --trace' file "
+                    "(needs matplotlib: pip install 'dualsvm[plot]').")
+    plot.add_argument("trace", metavar="TRACE", help="a trace file of 'dualsvm train --trace'")
+    plot.add_argument("-o", dest="out", metavar="OUT",
+                      help="image file, format by extension (default: TRACE + '.png')")
+    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default="epoch",
+                      help="horizontal axis (default epoch)")
+    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default="gap",
+                      help="vertical axis: relative duality gap (default), relative "
+                           "suboptimality (P - P*)/P*, or the primal objective")
+    plot.add_argument("--optimum", type=_number(float, "optimum"), metavar="P*",
+                      help="P* for --y suboptimality (default: the lowest primal in the trace)")
+    plot.set_defaults(run=_plot)
     return parser
 
 
@@ -595,6 +612,29 @@ def _demo(args):
     from .demo import main as demo
 
     return demo([])
+
+
+def _plot(args):
+    out = args.out or args.trace + ".png"
+    _check_writable(out, "image file")
+    try:
+        import matplotlib
+    except ImportError:
+        raise CommandError("plot needs matplotlib: pip install 'dualsvm[plot]'") from None
+    matplotlib.use("Agg")  # a file, never a window
+    import matplotlib.pyplot as plt
+
+    from .plotting import plot_convergence, read_trace
+
+    ax = plot_convergence(read_trace(args.trace), x=args.x, y=args.y, optimum=args.optimum)
+    ax.set_title(os.path.basename(args.trace), fontsize="medium")
+    try:
+        ax.figure.savefig(out, dpi=100)
+    except OSError as e:
+        raise _write_error(out, "image file", e) from None
+    finally:
+        plt.close(ax.figure)
+    return 0
 
 
 # ---------------------------------------------------------------------- main

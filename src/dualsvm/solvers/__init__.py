@@ -2,5 +2,6 @@
 
 from ._driver import Result, Stopping, run_epochs
 from .dcd import DualCD, PairCD
+from .primal import ImplicitSGD, Pegasos
 
-__all__ = ["DualCD", "PairCD", "Result", "Stopping", "run_epochs"]
+__all__ = ["DualCD", "ImplicitSGD", "PairCD", "Pegasos", "Result", "Stopping", "run_epochs"]

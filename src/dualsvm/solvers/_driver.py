@@ -2,7 +2,9 @@
 
 Every solver exposes the same small interface (``alpha``, ``w``, ``violation``,
 ``active_size`` and ``epoch() -> converged``), so the rules for stopping,
-the per-epoch record and the progress display live here once.
+the per-epoch record and the progress display live here once. A solver whose w
+is not w(alpha) (the primal solvers) also has ``certificate() -> (primal, dual,
+relative gap, intercept)``.
 """
 
 import sys
@@ -108,7 +110,7 @@ def run_epochs(solver, problem, stopping):
             seconds = time.perf_counter() - start
             primal = dual = gap = np.nan
             if stopping.monitor:
-                evaluation = problem.evaluate(solver.alpha, solver.w)
+                evaluation = _certificate(solver, problem)
                 primal, dual, gap, _ = evaluation
             record = {
                 "epoch": n_iter,
@@ -129,15 +131,28 @@ def run_epochs(solver, problem, stopping):
             if stopping.gap_tol is not None and gap <= stopping.gap_tol:  # NaN compares False
                 status = "gap"
                 break
-            if stopping.callback is not None and stopping.callback(record):
+            if stopping.callback is not None and stopping.callback(
+                    {**record, **_model(problem, solver.w, evaluation)}):
                 status = "callback"
                 break
     except KeyboardInterrupt:
         status = "interrupted"
     if evaluation is None:  # not monitored, or interrupted before the evaluation ended
-        evaluation = problem.evaluate(solver.alpha, solver.w)
+        evaluation = _certificate(solver, problem)
     primal, dual, gap, intercept = evaluation
     if history:  # the last record always carries the certificate
         history[-1].update(primal=primal, dual=dual, gap=gap)
     trace.close(status, history)
     return Result(solver.alpha, solver.w, intercept, n_iter, status, primal, dual, gap, history)
+
+
+def _certificate(solver, problem):
+    """(primal, dual, relative gap, intercept) of the solver's current model."""
+    certificate = getattr(solver, "certificate", None)
+    return certificate() if certificate is not None else problem.evaluate(solver.alpha, solver.w)
+
+
+def _model(problem, w, evaluation):
+    """What a callback sees of the current model: its ``coef`` and ``intercept``."""
+    coef, intercept = problem.coef_intercept(w, 0.0 if evaluation is None else evaluation[3])
+    return {"coef": coef, "intercept": intercept}
