@@ -233,10 +233,9 @@ def fit_linear_disk(dataset, params, *, method="dcl", memory=1024.0, **options):
                  random_state=random_state, callback=params["callback"],
                  verbose=params["verbose"],
                  monitor=True if params["monitor"] is None else params["monitor"], **options)
-    d = dataset.n_features
-    intercept = params["intercept_scaling"] * result.w[d] if params["fit_intercept"] else 0.0
+    coef, intercept = result.problem.coef_intercept(result.w)
     return LinearFit(params=dict(params), classes_=dataset.labels.copy(),
-                     coef_=result.w[None, :d].copy(), intercept_=np.array([intercept]),
+                     coef_=coef[None, :], intercept_=np.array([intercept]),
                      alpha_=result.alpha[None, :], n_iter_=result.n_iter,
                      primal_=np.array([result.primal]), dual_=np.array([result.dual]),
                      gap_=np.array([result.gap]), status_=[result.status],

@@ -75,6 +75,9 @@ class DiskProblem:
         self.n_weights = self.n_features + (bias == "augmented")
         self.augmented_value = float(bias_scale) if bias == "augmented" else 0.0
 
+    # (coef, intercept) of w: DualProblem's, which reads n_features, bias and bias_scale
+    coef_intercept = DualProblem.coef_intercept
+
     def block_problem(self, block):
         """The DualProblem of one block's rows."""
         y = np.where(block.labels == self.positive, 1.0, -1.0)
