@@ -20,6 +20,15 @@ DCD runs (``solvers/_dcd_kernels.dcd_epoch``, through :class:`DualCD` or directl
   rows when full) and drops rows that the epsilon rule marks, all without the
   GIL.
 
+Measured (benchmarks/results/outofcore.md): BM needs many more passes than
+in-memory DCD needs epochs, because the partition of rows into blocks is fixed.
+On ijcnn1-poly2 (C = 0.1, 35 blocks), one DCD sweep per block in a random block
+order, in memory, left a relative gap of 1.5e-2 after 12 passes with a fixed
+random partition and 1.5e-1 with blocks in file order (ijcnn1's last rows are
+all negative), against 1.9e-4 for the same sweeps over a new random permutation
+of all rows each pass. ``convert(shuffle=True)`` removes the file-order part;
+SBM's and DCL's caches, which mix rows of all blocks, remove most of the rest.
+
 An *epoch* (one call of ``epoch()``, one record of the driver) is one pass over
 the data on disk. The dual parameters of every row (C_i, D_ii, U_i, both losses,
 bias none or augmented) come from the block's :class:`~dualsvm.problem.DualProblem`.
