@@ -1,9 +1,14 @@
 """Pegasos and implicit updates: objectives against DCD, the step rules, invariants."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 
+from dualsvm import LinearSVC
 from dualsvm.problem import DualProblem
 from dualsvm.solvers import DualCD, ImplicitSGD, Pegasos, Stopping, run_epochs
 
@@ -249,3 +254,121 @@ def test_bad_input(load, cls):
         cls(problem(X, y), random_state=rng, w=np.zeros(3))
     with pytest.raises(ValueError, match="batch_size"):
         Pegasos(problem(X, y), random_state=rng, batch_size=0)
+
+
+# --- LinearSVC(solver=...) and partial_fit -------------------------------------------
+
+def fit_estimator(X, y, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return LinearSVC(random_state=0, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "implicit"])
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_estimator_reaches_dcd_objective(load, solver, loss, fit_intercept):
+    X, y = load("heart_scale")
+    dcd = fit_estimator(X, y, loss=loss, fit_intercept=fit_intercept, tol=1e-8, max_iter=100_000)
+    ours = fit_estimator(X, y, loss=loss, fit_intercept=fit_intercept, solver=solver,
+                         max_iter=1000)
+    assert dcd.primal_[0] <= ours.primal_[0] <= dcd.primal_[0] * (1 + 1e-2)
+    assert ours.t_[0] == 1000 * len(y) and ours.n_samples_seen_ == len(y)
+    assert ours.lambda_ == pytest.approx(1.0 / len(y))
+    assert abs(ours.score(X, y) - dcd.score(X, y)) <= 0.02
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "implicit"])
+def test_estimator_dense_equals_sparse(load, solver):
+    X, y = load("heart_scale")
+    sparse = fit_estimator(X, y, solver=solver, max_iter=5)
+    dense = fit_estimator(X.toarray(), y, solver=solver, max_iter=5)
+    np.testing.assert_array_equal(sparse.coef_, dense.coef_)
+    np.testing.assert_array_equal(sparse.intercept_, dense.intercept_)
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "implicit"])
+def test_one_partial_fit_equals_one_epoch_of_fit(load, solver):
+    X, y = load("heart_scale")
+    streamed = LinearSVC(solver=solver, random_state=0).partial_fit(X, y, classes=[-1, 1])
+    fitted = fit_estimator(X, y, solver=solver, max_iter=1)
+    np.testing.assert_array_equal(streamed.coef_, fitted.coef_)
+    np.testing.assert_array_equal(streamed.intercept_, fitted.intercept_)
+    np.testing.assert_array_equal(streamed.t_, [len(y)])
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "implicit"])
+def test_partial_fit_over_chunks_approaches_fit(load, solver):
+    X, y = load("a9a.bz2")
+    best = fit_estimator(X, y, loss="hinge", tol=1e-6).primal_[0]
+    streamed = LinearSVC(solver=solver, loss="hinge", random_state=0)
+    for chunk in np.array_split(np.arange(len(y)), 8):
+        streamed.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
+    # after one pass the model targets fit's objective on all the rows
+    assert streamed.n_samples_seen_ == len(y) and streamed.lambda_ == pytest.approx(1 / len(y))
+    assert streamed.t_[0] == len(y)
+    # one pass in chunks is as good as one epoch of fit (the early steps of a
+    # stream have fewer rows behind them, so larger lambda and shorter steps)
+    one_epoch = fit_estimator(X, y, loss="hinge", solver=solver, max_iter=1)
+    one_pass = binary_primal(X, y, streamed)
+    assert best <= one_pass <= binary_primal(X, y, one_epoch) * 1.05
+
+
+def binary_primal(X, y, model):
+    X, y_pm = binary(X, y)
+    p = problem(X, y_pm, model.loss)
+    return p.primal(np.append(model.coef_[0], model.intercept_[0]))
+
+
+def test_partial_fit_multiclass_chunks_missing_classes():
+    X, y = make_blobs(n_samples=300, centers=3, cluster_std=1.0, random_state=0)
+    first = np.flatnonzero(y == 0)[:50]  # the first chunk holds class 0 only
+    rest = np.random.default_rng(0).permutation(np.setdiff1d(np.arange(len(y)), first))
+    for solver, batch_size in [("pegasos", 4), ("implicit", 1)]:
+        # the hinge: Pegasos' 1/(lambda t) steps on the squared hinge overshoot for
+        # many epochs (its gradient is unbounded); implicit steps do not
+        model = LinearSVC(solver=solver, loss="hinge", batch_size=batch_size, random_state=0)
+        for _ in range(10):  # ten passes: each counts its rows again
+            for chunk in [first, *np.array_split(rest, 5)]:
+                model.partial_fit(X[chunk], y[chunk], classes=[0, 1, 2])
+        assert model.coef_.shape == (3, 2) and list(model.classes_) == [0, 1, 2]
+        assert model.n_samples_seen_ == 10 * len(y) and np.all(model.t_ > 0)
+        assert model.score(X, y) >= 0.85  # chance is 1/3; the optimum of C = 10 scores 0.93
+
+
+def test_partial_fit_bad_input(load):
+    X, y = load("heart_scale")
+    assert not hasattr(LinearSVC(), "partial_fit")  # 'dcd' has no streaming form
+    model = LinearSVC(solver="implicit")
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        model.partial_fit(X, y)
+    model.partial_fit(X, y, classes=[-1, 1])
+    with pytest.raises(ValueError, match="features"):
+        model.partial_fit(X[:, :5], y)
+    with pytest.raises(ValueError, match="not among the classes"):
+        model.partial_fit(X, np.where(y > 0, 2, -1))
+    with pytest.raises(ValueError, match="differs from the classes"):
+        model.partial_fit(X, y, classes=[-1, 1, 2])
+    with pytest.raises(ValueError, match="balanced"):
+        LinearSVC(solver="pegasos", class_weight="balanced").partial_fit(X, y, classes=[-1, 1])
+
+
+def test_estimator_bad_solver_combinations(load):
+    X, y = load("heart_scale")
+    with pytest.raises(ValueError, match="exact intercept needs solver='dcd'"):
+        LinearSVC(solver="pegasos", intercept_mode="exact").fit(X, y)
+    with pytest.raises(ValueError, match="batch_size=4 needs solver='pegasos'"):
+        LinearSVC(solver="implicit", batch_size=4).fit(X, y)
+    with pytest.raises(ValueError, match="solver"):
+        LinearSVC(solver="sgd").fit(X, y)
+    with pytest.raises(ValueError, match="batch_size"):
+        LinearSVC(solver="pegasos", batch_size=0).fit(X, y)
+
+
+def test_primal_warm_start_continues(load):
+    X, y = load("heart_scale")
+    model = fit_estimator(X, y, solver="pegasos", max_iter=3, warm_start=True)
+    first = model.coef_.copy()
+    model.fit(X, y)
+    assert model.t_[0] == 6 * len(y)
+    assert not np.array_equal(first, model.coef_)

@@ -9,15 +9,17 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import compute_class_weight
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from .training import fit_linear
+from .training import PRIMAL_SOLVERS, bias_mode, fit_linear
 
 
 class LinearSVC(LinearClassifierMixin, BaseEstimator):
-    """Linear support vector classifier trained by dual coordinate descent.
+    """Linear support vector classifier trained by dual coordinate descent (or, on
+    request, by the primal stochastic solvers Pegasos and implicit updates).
 
     Solves LIBLINEAR's ``-s 1`` (squared hinge) and ``-s 3`` (hinge) problems
 
@@ -32,6 +34,20 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         Regularisation trade-off; must be > 0.
     loss : {'squared_hinge', 'hinge'}, default='squared_hinge'
         L2-loss (LIBLINEAR ``-s 1``) or L1-loss (``-s 3``).
+    solver : {'dcd', 'pegasos', 'implicit'}, default='dcd'
+        'dcd': dual coordinate descent. 'pegasos' and 'implicit': stochastic steps
+        on w in the primal (Pegasos, optionally with mini-batches; implicit, i.e.
+        proximal, updates), with step sizes 1/(lambda t) and lambda = 1/sum_i C_i
+        (= 1/(C n) without weights), which minimise the same objective P(w)
+        (see :mod:`dualsvm.solvers.primal`). They fit the bias as the augmented
+        feature or not at all, have no dual variables (``alpha_`` is the dual point
+        their certificate uses), compute the certificate after every epoch and stop
+        when its relative gap is at most ``tol`` (or ``gap_tol``), which for the
+        hinge loss is a loose bound: expect them to run ``max_iter`` epochs.
+        They offer :meth:`partial_fit`. Pegasos' step sizes presume a bounded
+        gradient (the hinge): with the squared hinge its early steps overshoot
+        by orders of magnitude and it needs many more epochs; implicit steps
+        cannot overshoot. See ``docs/study.md`` for how they compare with 'dcd'.
     fit_intercept : bool, default=True
         Whether to fit a bias b. ``False`` gives b = 0.
     intercept_mode : {'augmented', 'exact'}, default='augmented'
@@ -45,7 +61,8 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         Value of the augmented feature, > 0.
     tol : float, default=1e-4
         LIBLINEAR's ``-e``: stop when the projected gradients of all variables
-        lie within [-tol, tol] and span at most tol.
+        lie within [-tol, tol] and span at most tol. For the primal solvers: the
+        relative duality gap at which to stop.
     gap_tol : float or None, default=None
         Also stop once the relative duality gap (P - D) / P is at most this.
     max_iter : int, default=1000
@@ -56,15 +73,20 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         Drop variables stuck at a bound from the epochs (LIBLINEAR's rule).
     shuffle : bool, default=True
         Visit variables in a new random order each epoch; False is cyclic order.
+    batch_size : int, default=1
+        Rows per step of ``solver='pegasos'`` (mini-batches); the other solvers
+        take one row per step and do not accept another value.
     random_state : int, RandomState instance or None, default=None
         Seeds the epoch order.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C per class.
     warm_start : bool, default=False
-        Start from the previous fit's dual variables when the data shape agrees.
+        Start from the previous fit's dual variables when the data shape agrees
+        (the primal solvers: from its w and step count, when the classes agree).
     callback : callable or None, default=None
         Called after every epoch with a dict (epoch, seconds, primal, dual, gap,
-        violation, active_size); returning True stops training.
+        violation, active_size, and the current model's ``coef`` and
+        ``intercept``); returning True stops training.
     verbose : int, default=0
         0: silent; 1: a progress bar; 2: a trace line at epochs 1-10, 20, 30, ...,
         100, 200, ... and the last; 3: a trace line for every epoch (on stderr).
@@ -91,12 +113,20 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
     history_ : list of list of dict
         Per binary problem, one record per epoch: epoch, seconds, primal, dual,
         gap (NaN where not monitored, except in the last record), violation
-        (the stopping rule's measure) and active_size.
+        (the stopping rule's measure; NaN for the primal solvers) and active_size.
+    n_samples_seen_ : int
+        Rows with C_i > 0 the model was trained on (over all ``partial_fit`` calls).
+    lambda_ : float
+        1 / sum_i C_i over those rows: the regularisation of the primal solvers'
+        form lambda/2 ||w||^2 + mean of the weighted losses.
+    t_ : ndarray of shape (n_problems,)
+        Stochastic steps taken by the primal solvers (0 for 'dcd').
     """
 
     _parameter_constraints = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "solver": [StrOptions({"dcd", "pegasos", "implicit"})],
         "fit_intercept": ["boolean"],
         "intercept_mode": [StrOptions({"augmented", "exact"})],
         "intercept_scaling": [Interval(Real, 0.0, None, closed="neither")],
@@ -106,6 +136,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         "time_limit": [Interval(Real, 0.0, None, closed="left"), None],
         "shrinking": ["boolean"],
         "shuffle": ["boolean"],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "warm_start": ["boolean"],
@@ -114,13 +145,14 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         "monitor": ["boolean", None],
     }
 
-    def __init__(self, C=1.0, *, loss="squared_hinge", fit_intercept=True,
+    def __init__(self, C=1.0, *, loss="squared_hinge", solver="dcd", fit_intercept=True,
                  intercept_mode="augmented", intercept_scaling=1.0, tol=1e-4, gap_tol=None,
-                 max_iter=1000, time_limit=None, shrinking=True, shuffle=True,
+                 max_iter=1000, time_limit=None, shrinking=True, shuffle=True, batch_size=1,
                  random_state=None, class_weight=None, warm_start=False, callback=None,
                  verbose=0, monitor=None):
         self.C = C
         self.loss = loss
+        self.solver = solver
         self.fit_intercept = fit_intercept
         self.intercept_mode = intercept_mode
         self.intercept_scaling = intercept_scaling
@@ -130,6 +162,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.shrinking = shrinking
         self.shuffle = shuffle
+        self.batch_size = batch_size
         self.random_state = random_state
         self.class_weight = class_weight
         self.warm_start = warm_start
@@ -147,7 +180,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             Training data; sparse input is used as CSR without densifying. A
             :class:`dualsvm.outofcore.DiskDataset` (binary labels inside, ``y``
             None) is trained out of core by
-            :func:`dualsvm.outofcore.fit_linear_disk`.
+            :func:`dualsvm.outofcore.fit_linear_disk` (``solver='dcd'`` only).
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -160,37 +193,50 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._check_solver()
         from .outofcore.format import DiskDataset
 
         if isinstance(X, DiskDataset):
-            from .outofcore.fit import fit_linear_disk
-
-            if y is not None or sample_weight is not None:
-                raise ValueError("a DiskDataset holds its labels: pass y=None and no sample_weight")
-            self.n_features_in_ = X.n_features
-            return self._store(fit_linear_disk(X, self.get_params(deep=False), **outofcore))
+            return self._fit_disk(X, y, sample_weight, outofcore)
         if outofcore:
             raise TypeError(f"fit() got unexpected keyword arguments {sorted(outofcore)} "
                             "(they apply to a DiskDataset only)")
+        warm = self._warm_start_point()  # before validation resets n_features_in_
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              order="C")
         X = _canonical(X)
         check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
+        classes = np.unique(y)
+        if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the data, "
-                             f"but the data contains only one class: {self.classes_[0]!r}")
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                             ensure_non_negative=True)
-        class_weight = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-        cost = self.C * class_weight[np.searchsorted(self.classes_, y)] * sample_weight
+                             f"but the data contains only one class: {classes[0]!r}")
+        cost = self._cost(X, y, classes, sample_weight)
+        n_problems = 1 if len(classes) == 2 else len(classes)
+        warm_alpha = warm_primal = None
+        if warm is not None and self.solver in PRIMAL_SOLVERS:
+            if np.array_equal(warm[0], classes) and warm[1].shape[1] == self._n_weights(X):
+                warm_primal = (warm[1], warm[2], (0, 0.0))
+        elif warm is not None and warm[3] is not None and warm[3].shape == (n_problems, X.shape[0]):
+            warm_alpha = warm[3]
+        fit = fit_linear(X, y, cost, self.get_params(deep=False), warm_alpha=warm_alpha,
+                         warm_primal=warm_primal)
+        for name, value in fit.fitted_attributes().items():
+            setattr(self, name, value)
+        if fit.early_stop():
+            warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
+                          ConvergenceWarning, stacklevel=3)
+        return self
 
-        n_problems = 1 if len(self.classes_) == 2 else len(self.classes_)
-        return self._store(fit_linear(X, y, cost, self.get_params(deep=False),
-                                      warm_alpha=self._warm_alpha(n_problems, X.shape[0])))
+    def _fit_disk(self, dataset, y, sample_weight, options):
+        from .outofcore.fit import fit_linear_disk
 
-    def _store(self, fit):
-        """Take the fitted attributes of a training.LinearFit; warn unless converged."""
+        if y is not None or sample_weight is not None:
+            raise ValueError("a DiskDataset holds its labels: pass y=None and no sample_weight")
+        if self.solver != "dcd":
+            raise ValueError(f"a DiskDataset is trained by dual coordinate descent out of core; "
+                             f"solver={self.solver!r} does not apply (use solver='dcd')")
+        fit = fit_linear_disk(dataset, self.get_params(deep=False), **options)
+        self.n_features_in_ = dataset.n_features
         for name, value in fit.fitted_attributes().items():
             setattr(self, name, value)
         if fit.early_stop():
@@ -198,11 +244,102 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                           ConvergenceWarning, stacklevel=4)
         return self
 
-    def _warm_alpha(self, n_problems, n_samples):
-        if self.warm_start and getattr(self, "alpha_", None) is not None:
-            if self.alpha_.shape == (n_problems, n_samples):
-                return self.alpha_
-        return None
+    @available_if(lambda self: self.solver in PRIMAL_SOLVERS)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One epoch of the primal solver over a chunk of data (streaming use).
+
+        Available with ``solver='pegasos'`` or ``'implicit'``. The first call
+        (on an unfitted model) needs ``classes``, every label that will ever
+        occur. Each call continues from the current model and step count, and
+        extends the objective: after chunks holding N rows in all, the model
+        targets the objective of ``fit`` on those N rows (lambda = 1/sum C_i over
+        them), so passing the same rows again counts them twice, as repeating
+        them in ``fit`` would. ``primal_``, ``dual_`` and ``gap_`` describe this
+        chunk's problem, 1/2 w'w + sum over the chunk of C_i loss_i.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            All class labels; required on the first call, optional (but checked)
+            later.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "t_")
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+        self._check_solver()
+        if self.class_weight == "balanced":
+            raise ValueError("class_weight='balanced' is not supported by partial_fit: the "
+                             "class frequencies of a stream are unknown; pass a dict")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+                             reset=first)
+        X = _canonical(X)
+        check_classification_targets(y)
+        if classes is not None:
+            classes = np.unique(classes)
+            if not first and not np.array_equal(classes, self.classes_):
+                raise ValueError(f"classes={classes!r} differs from the classes of the first "
+                                 f"call to partial_fit, {self.classes_!r}")
+            if len(classes) < 2:
+                raise ValueError(f"classes must hold at least 2 labels, got {classes!r}")
+        classes = self.classes_ if classes is None else classes
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if len(unknown):
+            raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
+        cost = self._cost(X, y, classes, sample_weight)
+        n_problems = 1 if len(classes) == 2 else len(classes)
+        if first:
+            start = (np.zeros((n_problems, self._n_weights(X))), np.zeros(n_problems, dtype=int),
+                     (0, 0.0))
+        else:
+            start = (self._weights(), self.t_, (self.n_samples_seen_, 1.0 / self.lambda_))
+        fit = fit_linear(X, y, cost, self.get_params(deep=False), warm_primal=start,
+                         classes=classes, max_iter=1)
+        for name, value in fit.fitted_attributes().items():
+            setattr(self, name, value)
+        return self
+
+    def _check_solver(self):
+        if self.solver in PRIMAL_SOLVERS and self._bias_mode() == "exact":
+            raise ValueError(f"solver={self.solver!r} fits the intercept as an augmented feature "
+                             "(intercept_mode='augmented') or not at all; the exact intercept "
+                             "needs solver='dcd'")
+        if self.solver != "pegasos" and self.batch_size != 1:
+            raise ValueError(f"batch_size={self.batch_size} needs solver='pegasos'; "
+                             f"solver={self.solver!r} takes one row per step")
+
+    def _cost(self, X, y, classes, sample_weight):
+        """C_i = C * class_weight[y_i] * sample_weight_i."""
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                             ensure_non_negative=True)
+        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
+        return self.C * class_weight[np.searchsorted(classes, y)] * sample_weight
+
+    def _bias_mode(self):
+        return bias_mode(self.get_params(deep=False))
+
+    def _n_weights(self, X):
+        return X.shape[1] + (self._bias_mode() == "augmented")
+
+    def _weights(self):
+        """The current w of each binary problem, the augmented entry included."""
+        if self._bias_mode() != "augmented":
+            return self.coef_.copy()
+        return np.hstack([self.coef_, self.intercept_[:, None] / self.intercept_scaling])
+
+    def _warm_start_point(self):
+        """(classes_, W, t_, alpha_) of the previous fit when warm_start, else None."""
+        if not (self.warm_start and hasattr(self, "coef_") and hasattr(self, "t_")):
+            return None
+        return self.classes_, self._weights(), self.t_, getattr(self, "alpha_", None)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

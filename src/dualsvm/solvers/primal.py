@@ -62,13 +62,14 @@ augmented run). The exact (unregularised) bias is not offered: its dual
 constraint has no counterpart in these steps.
 
 The certificate: these solvers have no dual variables. After an epoch
-(when monitored, and always at the end) ``evaluate`` maps w to the feasible dual
+(when monitored, and always at the end) ``certificate`` maps w to the feasible dual
 point of :meth:`dualsvm.problem.DualProblem.dual_point` and reports P(w), that
 point's dual value D and (P - D)/P. P(w) is exact; D <= P* always, so the gap is
 an honest upper bound on the relative suboptimality of w, but for the hinge loss
-a loose one (see ``dual_point``). ``alpha`` is that dual point. ``tol``: these
-solvers have no cheap optimality measure of their own, so ``epoch`` never
-reports convergence: stop them by max_iter, time or the gap (``gap_tol``).
+a loose one (see ``dual_point``). ``alpha`` is that dual point. These solvers
+have no cheap optimality measure of their own, so ``epoch`` never reports
+convergence and ``tol`` is not theirs to use: the driver stops them by max_iter,
+time or the gap (``LinearSVC`` passes its ``tol`` as the gap to reach).
 ``violation`` is NaN; ``active_size`` is m.
 """
 
@@ -84,8 +85,9 @@ class _PrimalSGD:
 
     def __init__(self, problem, tol=None, *, shrinking=True, shuffle=True, random_state,
                  alpha=None, w=None, t=0, seen=(0, 0.0)):
-        # tol, shrinking and alpha are accepted for the uniform solver interface
-        # (see the module docstring); a warm start is w with its step count t.
+        # tol and shrinking are accepted for the uniform solver interface and
+        # unused (see the module docstring); dual variables (alpha) are refused: a
+        # warm start is w with its step count t.
         del tol, shrinking
         if problem.bias == "exact":
             raise ValueError(f"{type(self).__name__} fits the bias as an augmented feature "
@@ -118,8 +120,8 @@ class _PrimalSGD:
         self.active_size = len(self.index)
 
     def epoch(self):
-        scale, _, self.t = self._run_epoch(float(self.w @ self.w))
-        self.w *= scale  # materialise w = scale * v once per epoch (O(d))
+        # The kernel keeps w = scale * v and folds the scale back into w at its end.
+        self.t = self._run_epoch(float(self.w @ self.w))
         return False
 
     def certificate(self):
