@@ -298,7 +298,7 @@ def _overall_status(statuses):
 def _train(args):
     import numpy as np
 
-    from .io import read_svmlight, save_model
+    from .io import read_svmlight
     from .training import fit_linear
 
     if args.exact_bias and args.bias is not None and args.bias >= 0:
@@ -360,12 +360,7 @@ def _train(args):
     if interrupted:
         print(f"{PROG}: training was interrupted; saving the current model to {model_path} "
               f"(relative duality gap {max(model.gap_):.3g})", file=sys.stderr)
-    try:
-        save_model(model, model_path)
-    except OSError as e:
-        raise _write_error(model_path, "model file", e) from None
-    if args.trace:
-        _write_trace(args.trace, model)
+    _save(args, model, model_path)
     if args.json:
         print(json.dumps(_summary(args, model, X, solver, seconds, model_path)))
     return 130 if interrupted else 0
@@ -385,7 +380,6 @@ def _class_weight(args, classes, say):
 
 def _train_on_disk(args, say, model_path):
     """dualsvm train DIR: out-of-core training, a progress line per pass."""
-    from .io import save_model
     from .outofcore import DiskDataset, fit_linear_disk
 
     if args.folds is not None or args.exact_bias:
@@ -415,13 +409,20 @@ def _train_on_disk(args, say, model_path):
     say(f"optimization finished, #passes = {model.n_iter_}, primal = {model.primal_[0]:.10g}, "
         f"dual = {model.dual_[0]:.10g}, gap = {model.gap_[0]:.3e}, {seconds:.1f} s"
         + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
+    _save(args, model, model_path)
+    return 130 if status == "interrupted" else 0
+
+
+def _save(args, model, model_path):
+    """Write the model file, and the trace file when asked."""
+    from .io import save_model
+
     try:
         save_model(model, model_path)
     except OSError as e:
         raise _write_error(model_path, "model file", e) from None
     if args.trace:
         _write_trace(args.trace, model)
-    return 130 if status == "interrupted" else 0
 
 
 def _convert(args):

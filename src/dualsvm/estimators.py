@@ -220,11 +220,15 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             warm_alpha = warm[3]
         fit = fit_linear(X, y, cost, self.get_params(deep=False), warm_alpha=warm_alpha,
                          warm_primal=warm_primal)
+        return self._take_fit(fit, stacklevel=4)
+
+    def _take_fit(self, fit, stacklevel):
+        """Set the fitted attributes of a training.LinearFit; warn unless it converged."""
         for name, value in fit.fitted_attributes().items():
             setattr(self, name, value)
         if fit.early_stop():
             warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
-                          ConvergenceWarning, stacklevel=3)
+                          ConvergenceWarning, stacklevel=stacklevel)
         return self
 
     def _fit_disk(self, dataset, y, sample_weight, options):
@@ -237,12 +241,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                              f"solver={self.solver!r} does not apply (use solver='dcd')")
         fit = fit_linear_disk(dataset, self.get_params(deep=False), **options)
         self.n_features_in_ = dataset.n_features
-        for name, value in fit.fitted_attributes().items():
-            setattr(self, name, value)
-        if fit.early_stop():
-            warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
-                          ConvergenceWarning, stacklevel=4)
-        return self
+        return self._take_fit(fit, stacklevel=5)
 
     @available_if(lambda self: self.solver in PRIMAL_SOLVERS)
     @_fit_context(prefer_skip_nested_validation=True)
