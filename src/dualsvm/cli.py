@@ -9,6 +9,8 @@
     dualsvm import-liblinear IN MODEL
     dualsvm demo                               (train and evaluate on bundled data)
     dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
+    dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--shuffle]   (an on-disk dataset)
+    dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
 
 Every error is one line on stderr (``dualsvm: error: ...``, or
 ``dualsvm train: error: ...`` for usage) and a non-zero exit status: 2 for
@@ -205,10 +207,44 @@ def _build_parser():
                        help="print a JSON summary on stdout (messages go to stderr)")
     train.add_argument("--trace", metavar="FILE",
                        help="write the per-epoch history as JSON lines")
-    train.add_argument("file", metavar="FILE", help="training data (svmlight/LIBSVM, .gz, .bz2)")
+    train.add_argument("--memory", type=_number(float, "memory", 0.0, True), metavar="MB",
+                       help="a dataset directory (dualsvm convert) is trained out of core "
+                            "with rows in memory bounded by MB (default 1024)")
+    train.add_argument("--method", choices=("dcl", "bm", "sbm"), default="dcl",
+                       help="out-of-core method: dual cached loops (default), block "
+                            "minimization, selective block minimization")
+    train.add_argument("--checkpoint", metavar="PATH",
+                       help="out of core: save alpha and w to PATH after every pass")
+    train.add_argument("--resume", action="store_true",
+                       help="out of core: continue from --checkpoint after a kill")
+    train.add_argument("file", metavar="FILE",
+                       help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
+                            "directory written by dualsvm convert")
     train.add_argument("model", metavar="MODEL", nargs="?",
                        help="model file (default: FILE's basename + '.model')")
     train.set_defaults(run=_train)
+
+    convert = commands.add_parser(
+        "convert", allow_abbrev=False, help="write svmlight files as an on-disk dataset",
+        description="Convert svmlight/LIBSVM files (concatenated) into a directory of "
+                    "compressed blocks for out-of-core training (dualsvm train DIR --memory MB).")
+    convert.add_argument("inputs", metavar="FILE", nargs="+")
+    convert.add_argument("directory", metavar="DIR", help="the dataset directory to create")
+    convert.add_argument("--block-mb", type=_number(float, "block-mb", 0.0, True), default=64.0,
+                         metavar="N", help="in-memory size of a block in MB (default 64)")
+    convert.add_argument("--poly2", action="store_true",
+                         help="write the degree-2 polynomial expansion of the rows")
+    convert.add_argument("--replicas", type=_number(int, "replicas", 1), default=1, metavar="R",
+                         help="write R copies (copies 1.. with --perturbation noise)")
+    convert.add_argument("--perturbation", type=_number(float, "perturbation", 0.0), default=0.0,
+                         metavar="S", help="relative noise of the copies (x * (1 + S z))")
+    convert.add_argument("--shuffle", action="store_true",
+                         help="write the rows in a random order (two passes, bounded memory)")
+    convert.add_argument("--seed", type=_number(int, "seed", 0), default=0)
+    convert.add_argument("--n-features", type=_number(int, "n-features", 1), metavar="D",
+                         help="width of the input rows (default: the largest index)")
+    convert.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    convert.set_defaults(run=_convert)
 
     predict = commands.add_parser(
         "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
@@ -310,7 +346,7 @@ def _train(args):
             setattr(args, name, default)
     import numpy as np
 
-    from .io import read_svmlight, save_model
+    from .io import read_svmlight
     from .training import fit_linear
 
     if args.exact_bias and args.bias is not None and args.bias >= 0:
@@ -319,10 +355,15 @@ def _train(args):
     say = _Say(quiet=args.quiet, to_stderr=args.json)
     model_path = None
     if args.folds is None:
-        model_path = args.model or os.path.basename(args.file) + ".model"
+        model_path = args.model or os.path.basename(os.path.normpath(args.file)) + ".model"
         _check_writable(model_path, "model file")
     if args.trace:
         _check_writable(args.trace, "trace file")
+    if os.path.isdir(args.file):
+        return _train_on_disk(args, say, model_path)
+    if args.memory is not None or args.checkpoint or args.resume:
+        raise _UsageError(f"{PROG} train", "--memory, --checkpoint and --resume apply to a "
+                          "dataset directory (dualsvm convert), not to a file")
 
     X, y = read_svmlight(args.file)
     classes = np.unique(y)
@@ -331,16 +372,7 @@ def _train(args):
 
         raise CommandError(f"{args.file}: all {len(y)} samples have the label "
                            f"{format_label(classes[0])}; training needs at least two classes")
-    class_weight = None
-    if args.weights:
-        class_weight = {}
-        for pair in args.weights:
-            label, weight = _weight_pair(pair)
-            if label in classes:
-                class_weight[label] = weight
-            else:
-                say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
-        class_weight = class_weight or None
+    class_weight = _class_weight(args, classes, say)
 
     bias = -1.0 if args.bias is None else args.bias
     params = dict(
@@ -379,7 +411,7 @@ def _train(args):
     return 130 if interrupted else 0
 
 
-def _save(args, model, model_path, interrupted, trace_labels=None):
+def _save(args, model, model_path, interrupted=False, trace_labels=None):
     """Save the model (also after Ctrl-C, saying so) and the trace."""
     from .io import save_model
 
@@ -392,6 +424,53 @@ def _save(args, model, model_path, interrupted, trace_labels=None):
         raise _write_error(model_path, "model file", e) from None
     if args.trace:
         _write_trace(args.trace, model, trace_labels)
+
+
+def _class_weight(args, classes, say):
+    """The -w weights as a class_weight dict (None without any), for labels in classes."""
+    class_weight = {}
+    for pair in args.weights:
+        label, weight = _weight_pair(pair)
+        if label in classes:
+            class_weight[label] = weight
+        else:
+            say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
+    return class_weight or None
+
+
+def _train_on_disk(args, say, model_path):
+    """dualsvm train DIR: out-of-core training, a progress line per pass."""
+    from .outofcore import DiskDataset, fit_linear_disk
+
+    if args.folds is not None or args.exact_bias:
+        raise _UsageError(f"{PROG} train", "-v and --exact-bias do not apply to a dataset directory")
+    dataset = DiskDataset(args.file)
+
+    def progress(record):
+        say(f"pass {record['epoch']}: {record['passes']:.1f} passes over the disk, cache "
+            f"{record['cache_size']} rows, primal {record['primal']:.10g}, "
+            f"gap {record['gap']:.3e}, {record['seconds']:.1f} s")
+
+    class_weight = _class_weight(args, dataset.labels, say)
+    bias = -1.0 if args.bias is None else args.bias
+    params = dict(
+        C=args.C, loss=SOLVERS[args.solver], fit_intercept=bias > 0, intercept_mode="augmented",
+        intercept_scaling=bias if bias > 0 else 1.0, tol=args.tol, gap_tol=args.gap_tol,
+        max_iter=args.max_iter, time_limit=args.time_limit, shrinking=True, shuffle=True,
+        random_state=args.seed, class_weight=class_weight, warm_start=False, callback=progress,
+        verbose=0, monitor=True)
+    say(f"{dataset}: {args.method} with {args.memory or 1024:g} MB for rows")
+    start = time.perf_counter()
+    model = fit_linear_disk(dataset, params, method=args.method, memory=args.memory or 1024.0,
+                            checkpoint=args.checkpoint, resume=args.resume)
+    model.params["callback"] = None
+    seconds = time.perf_counter() - start
+    status = model.status_[0]
+    say(f"optimization finished, #passes = {model.n_iter_}, primal = {model.primal_[0]:.10g}, "
+        f"dual = {model.dual_[0]:.10g}, gap = {model.gap_[0]:.3e}, {seconds:.1f} s"
+        + ("" if status in ("converged", "gap") else f" (stopped: {status})"))
+    _save(args, model, model_path, status == "interrupted")
+    return 130 if status == "interrupted" else 0
 
 
 def _train_kernel(args):
@@ -484,6 +563,20 @@ def _train_kernel(args):
             "gap": _finite((primal - dual) / max(abs(primal), sys.float_info.min)),
             "n_support": int(len(model.support_))}))
     return 130 if interrupted else 0
+def _convert(args):
+    from .outofcore import convert
+
+    if os.path.exists(args.directory) and not (os.path.isdir(args.directory)
+                                               and not os.listdir(args.directory)):
+        raise CommandError(f"{args.directory}: exists and is not an empty directory")
+    say = _Say(quiet=args.quiet, to_stderr=False)
+    dataset = convert(args.inputs, args.directory, block_mb=args.block_mb, poly2=args.poly2,
+                      replicas=args.replicas, perturbation=args.perturbation,
+                      shuffle=args.shuffle, seed=args.seed,
+                      n_features=args.n_features, progress=None if args.quiet else say)
+    say(f"{dataset}: {dataset.disk_nbytes / 2**20:.1f} MB on disk, "
+        f"{dataset.nbytes / 2**20:.1f} MB in memory")
+    return 0
 
 
 class _Say:

@@ -171,23 +171,36 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.monitor = monitor
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, **outofcore):
         """Fit the model.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; sparse input is used as CSR without densifying.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or DiskDataset
+            Training data; sparse input is used as CSR without densifying. A
+            :class:`dualsvm.outofcore.DiskDataset` (binary labels inside, ``y``
+            None) is trained out of core by
+            :func:`dualsvm.outofcore.fit_linear_disk` (``solver='dcd'`` only).
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample multipliers of C.
+        **outofcore : dict
+            With a DiskDataset only: ``method`` ('dcl', 'bm' or 'sbm'), ``memory``
+            (MB for rows in memory), ``checkpoint``, ``resume``, ...
 
         Returns
         -------
         self
         """
         self._check_solver()
+        from .outofcore.format import DiskDataset
+
+        if isinstance(X, DiskDataset):
+            return self._fit_disk(X, y, sample_weight, outofcore)
+        if outofcore:
+            raise TypeError(f"fit() got unexpected keyword arguments {sorted(outofcore)} "
+                            "(they apply to a DiskDataset only)")
         warm = self._warm_start_point()  # before validation resets n_features_in_
         X, y, classes = _training_data(self, X, y)
         cost = _costs(self, X, y, classes, sample_weight)
@@ -200,12 +213,28 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             warm_alpha = warm[3]
         fit = fit_linear(X, y, cost, self.get_params(deep=False), warm_alpha=warm_alpha,
                          warm_primal=warm_primal)
+        return self._take_fit(fit, stacklevel=4)
+
+    def _take_fit(self, fit, stacklevel):
+        """Set the fitted attributes of a training.LinearFit; warn unless it converged."""
         for name, value in fit.fitted_attributes().items():
             setattr(self, name, value)
         if fit.early_stop():
             warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
-                          ConvergenceWarning, stacklevel=3)
+                          ConvergenceWarning, stacklevel=stacklevel)
         return self
+
+    def _fit_disk(self, dataset, y, sample_weight, options):
+        from .outofcore.fit import fit_linear_disk
+
+        if y is not None or sample_weight is not None:
+            raise ValueError("a DiskDataset holds its labels: pass y=None and no sample_weight")
+        if self.solver != "dcd":
+            raise ValueError(f"a DiskDataset is trained by dual coordinate descent out of core; "
+                             f"solver={self.solver!r} does not apply (use solver='dcd')")
+        fit = fit_linear_disk(dataset, self.get_params(deep=False), **options)
+        self.n_features_in_ = dataset.n_features
+        return self._take_fit(fit, stacklevel=5)
 
     @available_if(lambda self: self.solver in PRIMAL_SOLVERS)
     @_fit_context(prefer_skip_nested_validation=True)

@@ -175,14 +175,22 @@ class DualProblem(_BoxDual):
         """P(w, b) = 1/2 w'w + sum_i C_i loss(y_i (w'x_i + b))."""
         if decision is None:
             decision = self.decision(w)
+        return 0.5 * float(w @ w) + self.loss_sum(decision, intercept)
+
+    def loss_sum(self, decision, intercept=0.0):
+        """sum_i C_i loss(y_i (w'x_i + b)): the primal without 1/2 w'w (sums over row blocks)."""
         slack = np.maximum(0.0, 1.0 - self.y * (decision + intercept))
         if self.loss == "squared_hinge":
             slack = slack * slack
-        return 0.5 * float(w @ w) + float(self.C @ slack)
+        return float(self.C @ slack)
 
     def dual(self, alpha, w):
         """D(a) = -1/2 w'w - 1/2 sum_i D_ii a_i^2 + sum_i a_i, with w = w(a)."""
-        return -0.5 * float(w @ w) - 0.5 * float(self.diag @ (alpha * alpha)) + float(alpha.sum())
+        return -0.5 * float(w @ w) + self.dual_sum(alpha)
+
+    def dual_sum(self, alpha):
+        """sum_i (a_i - 1/2 D_ii a_i^2): the dual without -1/2 w'w (sums over row blocks)."""
+        return float(alpha.sum()) - 0.5 * float(self.diag @ (alpha * alpha))
 
     def gradient(self, alpha, decision):
         """G = grad f(a) = y * (X w) - 1 + D a, from decision = X w (no bias term)."""

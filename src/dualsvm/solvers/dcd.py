@@ -28,9 +28,15 @@ def _initial_alpha(problem, alpha):
 
 
 class DualCD:
-    """One-variable dual coordinate descent (bias 'none' or 'augmented')."""
+    """One-variable dual coordinate descent (bias 'none' or 'augmented').
 
-    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None):
+    ``w``, when given, is updated in place instead of computed from ``alpha``:
+    the problem is then a block of rows of a larger problem (out-of-core
+    training), and w must already hold sum_i y_i a_i x_i over all its rows.
+    """
+
+    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
+                 w=None):
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
@@ -39,7 +45,7 @@ class DualCD:
         self.shuffle = shuffle
         self.state = new_state(random_state)
         self.alpha = _initial_alpha(problem, alpha)
-        self.w = problem.weights(self.alpha)
+        self.w = problem.weights(self.alpha) if w is None else w
         # Variables with U_i = 0 (zero sample weight) can never move.
         self.index = np.flatnonzero(problem.upper_bound > 0).astype(np.int64)
         self.n_movable = self.active_size = len(self.index)

@@ -1,0 +1,13 @@
+"""Training on data larger than memory: an on-disk block format and streaming solvers.
+
+* :class:`DiskDataset`, :func:`convert`: the format and its streaming converter
+  (:mod:`.format`, :mod:`.convert`).
+* :func:`fit`: block minimization, selective block minimization and dual
+  cached loops under a memory budget (:mod:`.solvers`, :mod:`.fit`).
+"""
+
+from .format import DiskDataset
+from .convert import convert
+from .fit import fit, fit_linear_disk
+
+__all__ = ["DiskDataset", "convert", "fit", "fit_linear_disk"]

@@ -1,0 +1,188 @@
+"""A bounded cache of rows for out-of-core solvers, in preallocated CSR arrays.
+
+The cache holds up to ``rows_cap`` rows and ``nnz_cap`` non-zeros: CSR arrays
+``data``, ``indices``, ``indptr``, the dataset row number of each cached row
+(``row_id``) and, per row, the dual parameters copied from the row's block
+problem (y_i, Q_ii + D_ii, D_ii, U_i) and its dual variable a_i. While a row is
+cached its a_i lives here; :meth:`RowCache.store` writes the cached values back
+to the global alpha. Rows are removed by compaction in place and appended at
+the end, so the first ``size`` rows always form a valid CSR matrix that the
+DCD kernel reads like any other.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..problem import _decisions
+
+#: Rows of ``RowCache.values``.
+Y, Q_DIAG, DIAG, UPPER, ALPHA = range(5)
+#: Bytes a cached row costs besides its non-zeros: its indptr entry, row_id, the
+#: five per-row values and an entry of the DCD kernel's index array.
+ROW_BYTES = 8 + 8 + 5 * 8 + 8
+NNZ_BYTES = 12  # float64 value + int32 column index
+
+
+class RowCache:
+    """Rows of a dataset with their dual parameters (see the module docstring)."""
+
+    def __init__(self, rows_cap, nnz_cap, augmented_value, bias):
+        self.rows_cap = int(rows_cap)
+        self.nnz_cap = int(nnz_cap)
+        self.data = np.empty(self.nnz_cap)
+        self.indices = np.empty(self.nnz_cap, dtype=np.int32)
+        self.indptr = np.zeros(self.rows_cap + 1, dtype=np.int64)
+        self.row_id = np.empty(self.rows_cap, dtype=np.int64)
+        self.values = np.empty((5, self.rows_cap))
+        self.size = 0
+        self.nnz = 0
+        self.augmented_value = augmented_value
+        self.bias = bias
+
+    @classmethod
+    def for_budget(cls, nbytes, mean_row_nnz, augmented_value, bias, extra_rows=0, extra_nnz=0):
+        """A cache of about ``nbytes`` for rows of ``mean_row_nnz`` non-zeros on average,
+        plus room for ``extra_rows`` rows with ``extra_nnz`` non-zeros (a block)."""
+        nbytes = max(int(nbytes), 0)
+        rows = nbytes // int(NNZ_BYTES * mean_row_nnz + ROW_BYTES)
+        nnz = (nbytes - rows * ROW_BYTES) // NNZ_BYTES
+        return cls(rows + extra_rows, nnz + extra_nnz, augmented_value, bias)
+
+    @property
+    def nbytes(self):
+        return self.nnz_cap * NNZ_BYTES + self.rows_cap * ROW_BYTES
+
+    # what DualCD and the DCD kernel read (a duck-typed DualProblem of the cached rows)
+    @property
+    def rows(self):
+        return self.data[:self.nnz], self.indices[:self.nnz], self.indptr[:self.size + 1]
+
+    @property
+    def n_samples(self):
+        return self.size
+
+    @property
+    def y(self):
+        return self.values[Y, :self.size]
+
+    @property
+    def q_diag(self):
+        return self.values[Q_DIAG, :self.size]
+
+    @property
+    def diag(self):
+        return self.values[DIAG, :self.size]
+
+    @property
+    def upper_bound(self):
+        return self.values[UPPER, :self.size]
+
+    @property
+    def alpha(self):
+        return self.values[ALPHA, :self.size]
+
+    def gradient(self, w):
+        """G_i = y_i w'x_i - 1 + D_ii a_i of the cached rows."""
+        decision = _decisions(self.rows, self.size, w, self.augmented_value)
+        return self.y * decision - 1.0 + self.diag * self.alpha
+
+    def store(self, alpha):
+        """Write the cached rows' a_i into the global alpha."""
+        alpha[self.row_id[:self.size]] = self.alpha
+
+    def retain(self, keep):
+        """Keep the rows where ``keep`` (bool, one per cached row) is true."""
+        self.size, self.nnz = _compact(np.asarray(keep, dtype=np.bool_), self.size, self.data,
+                                       self.indices, self.indptr, self.values, self.row_id)
+
+    def drop_rows_of(self, block):
+        """Remove the cached rows that belong to ``block``."""
+        ids = self.row_id[:self.size]
+        inside = (ids >= block.first_row) & (ids < block.first_row + block.n_rows)
+        if inside.any():
+            self.retain(~inside)
+
+    def add(self, block, problem, selected, alpha):
+        """Append rows ``selected`` (positions in ``block``) while they fit; a_i from alpha.
+
+        ``problem`` is the block's DualProblem (y, q_diag, diag, upper_bound).
+        Returns how many rows were added.
+        """
+        before = self.size
+        self.size, self.nnz = _append(
+            self.size, self.nnz, self.data, self.indices, self.indptr, self.values, self.row_id,
+            block.data, block.indices, block.indptr, np.asarray(selected, dtype=np.int64),
+            problem.y, problem.q_diag, problem.diag, problem.upper_bound,
+            alpha[block.rows], block.first_row)
+        return self.size - before
+
+    def room_for(self, block, selected):
+        """Whether rows ``selected`` of ``block`` fit without evicting anything."""
+        counts = np.diff(block.indptr)[selected]
+        return (self.size + len(selected) <= self.rows_cap
+                and self.nnz + int(counts.sum()) <= self.nnz_cap)
+
+    def evict_for(self, block, selected, rng):
+        """Remove random cached rows until rows ``selected`` of ``block`` fit (as far as
+        the capacity allows)."""
+        need_rows = self.size + len(selected) - self.rows_cap
+        need_nnz = self.nnz + int(np.diff(block.indptr)[selected].sum()) - self.nnz_cap
+        if need_rows <= 0 and need_nnz <= 0:
+            return
+        order = rng.permutation(self.size)
+        freed = np.cumsum(np.diff(self.indptr[:self.size + 1])[order])
+        count = max(need_rows, int(np.searchsorted(freed, need_nnz, side="left")) + 1
+                    if need_nnz > 0 else 0)
+        keep = np.ones(self.size, dtype=np.bool_)
+        keep[order[:count]] = False
+        self.retain(keep)
+
+
+@njit(cache=True, nogil=True)
+def _compact(keep, size, data, indices, indptr, values, row_id):
+    # Rows only move towards the front, so copying forwards is safe in place.
+    j = 0
+    at = 0
+    for i in range(size):
+        start, end = indptr[i], indptr[i + 1]
+        if not keep[i]:
+            continue
+        length = end - start
+        if at != start:
+            for k in range(length):
+                data[at + k] = data[start + k]
+                indices[at + k] = indices[start + k]
+        indptr[j] = at
+        for v in range(values.shape[0]):
+            values[v, j] = values[v, i]
+        row_id[j] = row_id[i]
+        at += length
+        j += 1
+    indptr[j] = at
+    return j, at
+
+
+@njit(cache=True, nogil=True)
+def _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices, b_indptr,
+            selected, y, q_diag, diag, upper_bound, alpha, first_row):
+    rows_cap = row_id.shape[0]
+    nnz_cap = data.shape[0]
+    for s in range(selected.shape[0]):
+        i = selected[s]
+        start, end = b_indptr[i], b_indptr[i + 1]
+        length = end - start
+        if size >= rows_cap or nnz + length > nnz_cap:
+            break
+        for k in range(length):
+            data[nnz + k] = b_data[start + k]
+            indices[nnz + k] = b_indices[start + k]
+        values[0, size] = y[i]
+        values[1, size] = q_diag[i]
+        values[2, size] = diag[i]
+        values[3, size] = upper_bound[i]
+        values[4, size] = alpha[i]
+        row_id[size] = first_row + i
+        nnz += length
+        size += 1
+        indptr[size] = nnz
+    return size, nnz

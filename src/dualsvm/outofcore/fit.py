@@ -1,0 +1,242 @@
+"""Train a binary linear SVM on a :class:`DiskDataset` under a memory budget.
+
+:func:`fit` builds the :class:`~.solvers.DiskProblem`, one of the three
+solvers, and runs them through the shared driver (``solvers._driver.run_epochs``):
+one epoch is one pass over the data, each record carries ``passes`` (over the
+disk, evaluation passes included) and ``cache_size``, and the final model always
+has its exact duality gap (one more pass).
+
+Checkpoints: with ``checkpoint=PATH`` the dual variables, w and the number of
+passes done are saved atomically (temporary file + rename) every
+``checkpoint_every`` passes and/or ``checkpoint_seconds`` seconds, and at the
+end; ``resume=True`` continues from the file after a kill. The file also
+records the problem (C, loss, bias, class weights, positive label) and a
+fingerprint of the dataset (sizes and block checksums); resuming with another
+problem or other data is an error.
+"""
+
+import json
+import os
+import time
+import zlib
+
+import numpy as np
+
+from ..io import DataError, _atomic_write
+from ..solvers import Stopping, run_epochs
+from .format import DiskDataset
+from .solvers import BlockMinimization, DiskProblem, DualCachedLoops
+
+METHODS = ("bm", "sbm", "dcl")
+CHECKPOINT_FORMAT = "dualsvm-checkpoint"
+
+
+def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
+        fit_intercept=True, intercept_scaling=1.0, class_weight=None, tol=1e-3,
+        gap_tol=1e-4, max_iter=100, time_limit=None, inner_epochs=5, epsilon=1e-3,
+        random_state=None, checkpoint=None, checkpoint_every=1, checkpoint_seconds=None,
+        resume=False, callback=None, verbose=0, monitor=True):
+    """Train a binary linear SVM on data on disk.
+
+    Parameters
+    ----------
+    dataset : DiskDataset or str
+        Two label values; the larger is the positive class.
+    method : {'bm', 'sbm', 'dcl'}
+        Block minimization, selective block minimization, dual cached loops.
+    memory : float
+        MB for rows in memory (blocks and caches); w and the per-row dual
+        variables (O(n + d)) come on top.
+    C, loss, fit_intercept, intercept_scaling, class_weight :
+        The problem, as in :class:`dualsvm.LinearSVC` (``class_weight``: a dict
+        label -> weight, 'balanced' or None); the intercept is the augmented
+        feature.
+    tol : float
+        The solvers' projected-gradient rule (see each solver).
+    gap_tol : float or None
+        Stop when the relative duality gap after a pass is at most this.
+    max_iter : int
+        Passes of training.
+    time_limit : float or None
+        Seconds; training stops after the pass running then.
+    inner_epochs : int
+        DCD epochs per block sub-problem ('bm', 'sbm').
+    epsilon : float
+        The epsilon rule of 'dcl'.
+    random_state : int or None
+    checkpoint : str or None
+        File to save (alpha, w, passes) to; see the module docstring.
+    checkpoint_every : int or None
+        Save every this many passes.
+    checkpoint_seconds : float or None
+        Save after a pass once this many seconds have passed since the last save.
+    resume : bool
+        Start from ``checkpoint`` if it exists.
+    callback : callable or None
+        Called with each record; True stops training.
+    verbose : int
+        As the driver's (1: bar, 2-3: trace lines).
+    monitor : bool
+        Certificate after every pass (one more pass over the disk each); needed
+        by ``gap_tol``.
+
+    Returns
+    -------
+    Result
+        ``solvers.Result`` (alpha, w, intercept 0, n_iter, status, primal, dual,
+        gap, history), with ``passes`` (float) and ``problem`` (DiskProblem).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not memory > 0:
+        raise ValueError(f"memory must be > 0 MB, got {memory!r}")
+    if not isinstance(dataset, DiskDataset):
+        dataset = DiskDataset(dataset)
+    labels = dataset.labels
+    if len(labels) != 2:
+        raise ValueError(f"out-of-core training needs exactly 2 label values; {dataset.path} "
+                         f"has {len(labels)}: {labels.tolist()[:10]}")
+    if class_weight == "balanced":
+        counts = dataset.label_counts
+        class_weight = {float(v): dataset.n_samples / (2.0 * c) for v, c in zip(labels, counts)}
+    problem = DiskProblem(dataset, float(labels[-1]), C, class_weight, loss,
+                          "augmented" if fit_intercept else "none", intercept_scaling)
+    generator = np.random.default_rng(random_state)
+    alpha = w = None
+    done_passes = 0
+    if resume and checkpoint is not None and os.path.exists(checkpoint):
+        alpha, w, done_passes = load_checkpoint(checkpoint, problem)
+    budget = int(memory * 2**20)
+    if method == "dcl":
+        solver = DualCachedLoops(problem, tol, memory=budget, epsilon=epsilon,
+                                 random_state=generator, alpha=alpha, w=w)
+    else:
+        solver = BlockMinimization(problem, tol, memory=budget, inner_epochs=inner_epochs,
+                                   selective=method == "sbm", random_state=generator,
+                                   alpha=alpha, w=w)
+    saver = None if checkpoint is None else _Saver(checkpoint, problem, solver, done_passes,
+                                                   checkpoint_every, checkpoint_seconds)
+
+    def after_pass(record):
+        if saver is not None:
+            saver.maybe_save()
+        return callback is not None and callback(record)
+
+    stopping = Stopping(max_iter=max(max_iter - done_passes, 0), gap_tol=gap_tol,
+                        time_limit=time_limit, callback=after_pass, verbose=verbose,
+                        monitor=monitor)
+    result = run_epochs(solver, problem, stopping)
+    if saver is not None:
+        saver.save()
+    result.n_iter += done_passes
+    for record in result.history:
+        record["epoch"] += done_passes
+    result.passes = solver.passes
+    result.problem = problem
+    return result
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def _problem_key(problem):
+    """What a checkpoint must agree with: the problem and the data's fingerprint."""
+    ds = problem.dataset
+    crcs = zlib.crc32(np.array([b["crc32"] for b in ds.blocks], dtype=np.uint64).tobytes())
+    return {"n_samples": ds.n_samples, "n_features": ds.n_features, "nnz": ds.nnz,
+            "blocks_crc32": crcs, "positive": problem.positive, "C": problem.C,
+            "class_weight": sorted(problem.class_weight.items()), "loss": problem.loss,
+            "bias": problem.bias, "bias_scale": float(problem.bias_scale)}
+
+
+class _Saver:
+    def __init__(self, path, problem, solver, done_passes, every, seconds):
+        self.path = os.fspath(path)
+        self.problem = problem
+        self.solver = solver
+        self.passes = done_passes
+        self.every = every
+        self.seconds = seconds
+        self.last = time.monotonic()
+        self.since = 0
+
+    def maybe_save(self):
+        self.passes += 1
+        self.since += 1
+        due = (self.every is not None and self.since >= self.every) or (
+            self.seconds is not None and time.monotonic() - self.last >= self.seconds)
+        if due:
+            self.save()
+
+    def save(self):
+        save_checkpoint(self.path, self.problem, self.solver.alpha, self.solver.w, self.passes)
+        self.last = time.monotonic()
+        self.since = 0
+
+
+def save_checkpoint(path, problem, alpha, w, passes):
+    """Write (alpha, w, passes) with the problem's key, atomically (npz, no pickle)."""
+    meta = {"format": CHECKPOINT_FORMAT, "version": 1, "passes": int(passes),
+            "problem": _problem_key(problem)}
+    raw = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    _atomic_write(path, lambda f: np.savez(f, metadata=raw, alpha=alpha, w=w))
+
+
+def load_checkpoint(path, problem):
+    """(alpha, w, passes) from a checkpoint of this problem; DataError otherwise."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(bytes(z["metadata"]).decode("utf-8"))
+            alpha, w = z["alpha"], z["w"]
+    except Exception as e:  # a damaged file: zip, npy or JSON errors
+        raise DataError(f"{path}: not a readable checkpoint ({' '.join(str(e).split())})") from None
+    if meta.get("format") != CHECKPOINT_FORMAT:
+        raise DataError(f"{path}: not a dualsvm checkpoint")
+    expected = json.loads(json.dumps(_problem_key(problem)))
+    if meta.get("problem") != expected:
+        raise DataError(f"{path}: checkpoint of another problem or dataset; remove it or "
+                        "train without resume")
+    if alpha.shape != (problem.n_samples,) or w.shape != (problem.n_weights,):
+        raise DataError(f"{path}: checkpoint arrays have the wrong shape")
+    return alpha, w, int(meta["passes"])
+
+
+def fit_linear_disk(dataset, params, *, method="dcl", memory=1024.0, **options):
+    """Train :class:`dualsvm.LinearSVC` parameters ``params`` on a DiskDataset.
+
+    What ``LinearSVC.fit(DiskDataset(...), method=..., memory=...)`` and
+    ``dualsvm train DIR`` call. ``options`` go to :func:`fit` (checkpoint,
+    resume, inner_epochs, epsilon, ...). The LinearSVC parameters map onto
+    :func:`fit`'s; ``gap_tol=None`` becomes 1e-4 (the out-of-core solvers stop
+    on the gap), ``monitor=None`` becomes True, and ``shrinking``, ``shuffle``
+    and ``warm_start`` do not apply.
+
+    Returns
+    -------
+    dualsvm.training.LinearFit
+    """
+    from ..training import LinearFit
+
+    if params["fit_intercept"] and params["intercept_mode"] == "exact":
+        raise ValueError("out-of-core training supports intercept_mode='augmented' only")
+    if not isinstance(dataset, DiskDataset):
+        dataset = DiskDataset(dataset)
+    random_state = params["random_state"]
+    if random_state is not None and not isinstance(random_state, (int, np.integer)):
+        random_state = int(random_state.randint(np.iinfo(np.int32).max))
+    result = fit(dataset, method=method, memory=memory, C=params["C"], loss=params["loss"],
+                 fit_intercept=params["fit_intercept"],
+                 intercept_scaling=params["intercept_scaling"],
+                 class_weight=params["class_weight"], tol=params["tol"],
+                 gap_tol=1e-4 if params["gap_tol"] is None else params["gap_tol"],
+                 max_iter=params["max_iter"], time_limit=params["time_limit"],
+                 random_state=random_state, callback=params["callback"],
+                 verbose=params["verbose"],
+                 monitor=True if params["monitor"] is None else params["monitor"], **options)
+    coef, intercept = result.problem.coef_intercept(result.w)
+    return LinearFit(params=dict(params), classes_=dataset.labels.copy(),
+                     coef_=coef[None, :], intercept_=np.array([intercept]),
+                     alpha_=result.alpha[None, :], n_iter_=result.n_iter,
+                     primal_=np.array([result.primal]), dual_=np.array([result.dual]),
+                     gap_=np.array([result.gap]), status_=[result.status],
+                     history_=[result.history])

@@ -1,0 +1,416 @@
+"""The on-disk dataset: rows in compressed CSR blocks, with a JSON manifest.
+
+A dataset is a directory holding two files::
+
+    manifest.json   what is in the data and where each block lies
+    blocks.bin      the compressed blocks, one after another
+
+``manifest.json`` (format ``dualsvm-blocks``, version 1) is a JSON object with
+
+* ``format``, ``format_version``, ``compression`` (``"zstd"`` or ``"zlib"``);
+* ``n_samples``, ``n_features``, ``nnz`` (ints), ``labels`` (sorted distinct
+  label values, floats) and ``label_counts`` (rows of each label);
+* ``data_file`` (``"blocks.bin"``) and ``data_size`` (its length in bytes);
+* ``blocks``: one object per block, in row order, with ``offset`` and ``size``
+  (bytes in ``blocks.bin``), ``crc32`` (of the compressed bytes), ``first_row``,
+  ``n_rows`` and ``nnz``;
+* ``source``: how the data were made (input files, transform), for the record.
+
+A block decompresses to four little-endian arrays, back to back::
+
+    labels   float64[n_rows]     the original label values
+    indptr   int32[n_rows + 1]   row starts, indptr[0] = 0, indptr[-1] = nnz < 2**31
+    indices  int32[nnz]          0-based column indices, sorted within a row
+    data     float64[nnz]        the values
+
+Reading a block checks, in this order, that the file holds its bytes, the
+CRC-32 of the compressed bytes, that it decompresses to exactly the size its
+shape implies, and that the row pointers and column indices are consistent;
+any failure is a :class:`~dualsvm.io.DataError` naming the block and the file.
+
+Compression: zstd level 1 by default. On degree-2 ijcnn1 rows (38 MB) zlib-1
+decompressed at 332 MB/s and zlib-6 at 443 MB/s, zstd-1 at 785 MB/s with the
+ratio of zlib-6 (0.195 vs 0.193), and lz4 at 806 MB/s with a worse ratio
+(0.232); zstd-1 also compresses 5x faster than zlib-1 (673 vs 129 MB/s), which
+matters when writing tens of GB. Both zstd and zlib release the GIL while they
+work, so a reader thread decompresses while a trainer computes.
+
+Writing is atomic: a dataset is written into a temporary sibling directory and
+renamed into place only when complete, so an interrupted conversion never
+leaves a directory that looks like a dataset.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import zlib
+
+import numpy as np
+
+from ..io import DataError
+
+FORMAT_NAME = "dualsvm-blocks"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+DATA_FILE = "blocks.bin"
+COMPRESSIONS = ("zstd", "zlib")
+
+
+def _compressor(name, level=None):
+    if name == "zstd":
+        import zstandard
+
+        return zstandard.ZstdCompressor(level=1 if level is None else level).compress
+    if name == "zlib":
+        return lambda raw: zlib.compress(raw, 1 if level is None else level)
+    raise ValueError(f"compression must be one of {COMPRESSIONS}, got {name!r}")
+
+
+def _decompressor(name):
+    if name == "zstd":
+        import zstandard
+
+        decompressor = zstandard.ZstdDecompressor()
+        # One object per thread: zstandard's decompressors are not thread-safe.
+        return lambda raw, size: decompressor.decompress(raw, max_output_size=size)
+    return lambda raw, size: zlib.decompress(raw, bufsize=max(size, 1))
+
+
+def block_nbytes(n_rows, nnz):
+    """Decompressed (and in-memory) size of a block of n_rows rows and nnz values."""
+    return 8 * n_rows + 4 * (n_rows + 1) + 12 * nnz
+
+
+def encode_block(labels, indptr, indices, data):
+    """The uncompressed bytes of one block (see the module docstring)."""
+    return b"".join([
+        np.ascontiguousarray(labels, dtype="<f8").tobytes(),
+        np.ascontiguousarray(indptr - indptr[0], dtype="<i4").tobytes(),
+        np.ascontiguousarray(indices, dtype="<i4").tobytes(),
+        np.ascontiguousarray(data, dtype="<f8").tobytes(),
+    ])
+
+
+class Block:
+    """Rows ``first_row .. first_row + n_rows - 1`` of a dataset, as CSR arrays."""
+
+    __slots__ = ("number", "first_row", "labels", "indptr", "indices", "data", "n_features")
+
+    def __init__(self, number, first_row, labels, indptr, indices, data, n_features):
+        self.number = number
+        self.first_row = first_row
+        self.labels = labels
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.n_features = n_features
+
+    @property
+    def n_rows(self):
+        return self.labels.shape[0]
+
+    @property
+    def rows(self):
+        """Slice of the dataset's rows this block holds."""
+        return slice(self.first_row, self.first_row + self.n_rows)
+
+    @property
+    def nbytes(self):
+        return block_nbytes(self.n_rows, self.indices.shape[0])
+
+    def csr(self):
+        """The block as a scipy CSR matrix (no copy of the values)."""
+        import scipy.sparse as sp
+
+        return sp.csr_matrix((self.data, self.indices, self.indptr),
+                             shape=(self.n_rows, self.n_features), copy=False)
+
+
+class DiskDataset:
+    """A dataset written by :func:`dualsvm.outofcore.convert`, read block by block.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The dataset directory.
+
+    Attributes
+    ----------
+    n_samples, n_features, nnz : int
+    labels : ndarray
+        The distinct label values, sorted.
+    label_counts : ndarray of int
+    n_blocks : int
+    rows_read : int
+        Rows read from disk so far by this object (all threads): divided by
+        ``n_samples`` it counts passes over the data.
+
+    Raises
+    ------
+    DataError
+        No such directory, no manifest (an interrupted conversion), or a
+        manifest that is not valid JSON of this format.
+    """
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self.manifest = read_manifest(self.path)
+        m = self.manifest
+        self.n_samples = m["n_samples"]
+        self.n_features = m["n_features"]
+        self.nnz = m["nnz"]
+        self.labels = np.asarray(m["labels"], dtype=np.float64)
+        self.label_counts = np.asarray(m["label_counts"], dtype=np.int64)
+        self.blocks = m["blocks"]
+        self.n_blocks = len(self.blocks)
+        self.compression = m["compression"]
+        self.data_path = os.path.join(self.path, m["data_file"])
+        self.rows_read = 0
+        if not os.path.isfile(self.data_path):
+            raise DataError(f"{self.data_path}: missing data file of dataset {self.path}")
+        size = os.path.getsize(self.data_path)
+        if size != m["data_size"]:
+            raise DataError(f"{self.data_path}: truncated or extended data file "
+                            f"({size} bytes, the manifest says {m['data_size']})")
+
+    def __repr__(self):
+        return (f"DiskDataset({self.path!r}: {self.n_samples} rows, {self.n_features} "
+                f"features, {self.nnz} non-zeros in {self.n_blocks} blocks)")
+
+    @property
+    def shape(self):
+        return (self.n_samples, self.n_features)
+
+    @property
+    def nbytes(self):
+        """Size of the whole dataset in memory (CSR float64 + int32 + labels)."""
+        return block_nbytes(self.n_samples, self.nnz)
+
+    @property
+    def max_block_nbytes(self):
+        """In-memory size of the largest block."""
+        return max(block_nbytes(b["n_rows"], b["nnz"]) for b in self.blocks)
+
+    @property
+    def disk_nbytes(self):
+        return self.manifest["data_size"]
+
+    def reader(self):
+        """A function ``read(k) -> Block``; use one per thread."""
+        decompress = _decompressor(self.compression)
+        handle = open(self.data_path, "rb")
+
+        def read(k):
+            entry = self.blocks[k]
+            where = f"block {k} of {self.data_path}"
+            handle.seek(entry["offset"])
+            raw = handle.read(entry["size"])
+            if len(raw) != entry["size"]:
+                raise DataError(f"{where}: truncated ({len(raw)} of {entry['size']} bytes)")
+            if zlib.crc32(raw) != entry["crc32"]:
+                raise DataError(f"{where}: corrupted (checksum mismatch)")
+            n_rows, nnz = entry["n_rows"], entry["nnz"]
+            expected = block_nbytes(n_rows, nnz)
+            try:
+                payload = decompress(raw, expected)
+            except Exception as e:  # zlib.error, zstd.ZstdError: both mean a bad block
+                raise DataError(f"{where}: corrupted ({' '.join(str(e).split())})") from None
+            if len(payload) != expected:
+                raise DataError(f"{where}: corrupted (decompressed to {len(payload)} bytes, "
+                                f"expected {expected})")
+            block = _decode(payload, k, entry["first_row"], n_rows, nnz, self.n_features, where)
+            self.rows_read += n_rows
+            return block
+
+        read.close = handle.close
+        return read
+
+    def read_block(self, k):
+        """Block k (checked); opens the file for this one call."""
+        read = self.reader()
+        try:
+            return read(k)
+        finally:
+            read.close()
+
+    def iter_blocks(self, order=None):
+        """The blocks in ``order`` (default: file order), one at a time."""
+        read = self.reader()
+        try:
+            for k in range(self.n_blocks) if order is None else order:
+                yield read(k)
+        finally:
+            read.close()
+
+    def load(self):
+        """The whole dataset in memory: (X as CSR float64, labels). For small data."""
+        import scipy.sparse as sp
+
+        blocks = [b.csr() for b in self.iter_blocks()]
+        y = np.concatenate([b.labels for b in self.iter_blocks()])
+        X = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, self.n_features))
+        return X, y
+
+
+def _decode(payload, number, first_row, n_rows, nnz, n_features, where):
+    buffer = memoryview(payload)
+    at = 0
+
+    def take(dtype, count):
+        nonlocal at
+        array = np.frombuffer(buffer, dtype=dtype, count=count, offset=at)
+        at += array.nbytes
+        return array
+
+    labels = take("<f8", n_rows)
+    indptr = take("<i4", n_rows + 1)
+    indices = take("<i4", nnz)
+    data = take("<f8", nnz)
+    if indptr[0] != 0 or indptr[-1] != nnz or (n_rows and np.any(np.diff(indptr) < 0)):
+        raise DataError(f"{where}: corrupted (inconsistent row pointers)")
+    if nnz and (indices.min() < 0 or indices.max() >= n_features):
+        raise DataError(f"{where}: corrupted (column index out of range)")
+    return Block(number, first_row, labels, indptr, indices, data, n_features)
+
+
+def read_manifest(path):
+    """The manifest of the dataset at ``path``, checked; DataError otherwise."""
+    if not os.path.isdir(path):
+        raise DataError(f"{path}: no such dataset directory")
+    where = os.path.join(path, MANIFEST)
+    if not os.path.isfile(where):
+        raise DataError(f"{path}: a directory without {MANIFEST}: not a dualsvm dataset "
+                        "(or its conversion did not finish)")
+    try:
+        with open(where, "rb") as f:
+            m = json.loads(f.read().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(f"{where}: corrupted manifest ({' '.join(str(e).split())})") from None
+    bad = _manifest_problem(m)
+    if bad:
+        raise DataError(f"{where}: invalid manifest ({bad})")
+    return m
+
+
+def _manifest_problem(m):
+    """What is wrong with a parsed manifest, or None."""
+    if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
+        return f"format is not {FORMAT_NAME!r}"
+    if m.get("format_version") != FORMAT_VERSION:
+        return f"format_version {m.get('format_version')!r} is not {FORMAT_VERSION}"
+    if m.get("compression") not in COMPRESSIONS:
+        return f"unknown compression {m.get('compression')!r}"
+    ints = ("n_samples", "n_features", "nnz", "data_size")
+    for key in ints:
+        if not isinstance(m.get(key), int) or m[key] < 0:
+            return f"{key} must be a non-negative integer"
+    if not isinstance(m.get("data_file"), str) or os.path.basename(m["data_file"]) != m["data_file"]:
+        return "data_file must be a file name"
+    labels, counts = m.get("labels"), m.get("label_counts")
+    if (not isinstance(labels, list) or not isinstance(counts, list)
+            or len(labels) != len(counts) or sum(counts) != m["n_samples"]):
+        return "labels and label_counts disagree with n_samples"
+    blocks = m.get("blocks")
+    if not isinstance(blocks, list):
+        return "blocks must be a list"
+    row = offset = nnz = 0
+    keys = ("offset", "size", "crc32", "first_row", "n_rows", "nnz")
+    for k, b in enumerate(blocks):
+        if not isinstance(b, dict) or not all(isinstance(b.get(key), int) for key in keys):
+            return f"block {k} lacks one of {keys}"
+        if b["first_row"] != row or b["offset"] != offset or b["n_rows"] < 0 or b["nnz"] < 0:
+            return f"block {k} is out of sequence"
+        row += b["n_rows"]
+        offset += b["size"]
+        nnz += b["nnz"]
+    if row != m["n_samples"] or nnz != m["nnz"] or offset != m["data_size"]:
+        return "blocks do not add up to n_samples, nnz and data_size"
+    return None
+
+
+class DatasetWriter:
+    """Write a dataset block by block; the directory appears only on :meth:`close`.
+
+    Use as a context manager: leaving it by an exception removes everything
+    written, and ``path`` is untouched.
+    """
+
+    def __init__(self, path, n_features=None, compression="zstd", level=None, source=None):
+        self.path = os.path.abspath(os.fspath(path))
+        if os.path.exists(self.path) and not (os.path.isdir(self.path) and not os.listdir(self.path)):
+            raise FileExistsError(f"{self.path}: exists and is not an empty directory")
+        parent = os.path.dirname(self.path)
+        os.makedirs(parent, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix="." + os.path.basename(self.path) + ".", suffix=".partial",
+                                    dir=parent)
+        self.compress = _compressor(compression, level)
+        self.compression = compression
+        self.n_features = n_features
+        self.source = source or {}
+        self.handle = open(os.path.join(self.tmp, DATA_FILE), "wb")
+        self.blocks = []
+        self.n_samples = self.nnz = self.offset = 0
+        self.width = 0
+        self.label_counts = {}
+
+    def write_block(self, labels, indptr, indices, data):
+        """Append one block of rows (CSR pieces; indptr need not start at 0)."""
+        n_rows = len(labels)
+        nnz = int(indptr[-1] - indptr[0])
+        if nnz >= 2**31:
+            raise ValueError(f"a block holds at most 2**31 - 1 non-zeros, got {nnz}")
+        raw = self.compress(encode_block(labels, indptr, indices, data))
+        self.handle.write(raw)
+        self.blocks.append({"offset": self.offset, "size": len(raw), "crc32": zlib.crc32(raw),
+                            "first_row": self.n_samples, "n_rows": n_rows, "nnz": nnz})
+        self.offset += len(raw)
+        self.n_samples += n_rows
+        self.nnz += nnz
+        if nnz:
+            self.width = max(self.width, int(indices[indptr[0]:indptr[-1]].max()) + 1)
+        values, counts = np.unique(labels, return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist()):
+            self.label_counts[v] = self.label_counts.get(v, 0) + c
+
+    def close(self):
+        """Finish: write the manifest, then move the directory into place."""
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        labels = sorted(self.label_counts)
+        manifest = {
+            "format": FORMAT_NAME, "format_version": FORMAT_VERSION,
+            "compression": self.compression,
+            "n_samples": self.n_samples,
+            "n_features": max(self.width, self.n_features or 0),
+            "nnz": self.nnz,
+            "labels": labels, "label_counts": [self.label_counts[v] for v in labels],
+            "data_file": DATA_FILE, "data_size": self.offset,
+            "blocks": self.blocks,
+            "source": self.source,
+        }
+        with open(os.path.join(self.tmp, MANIFEST), "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        if os.path.isdir(self.path):
+            os.rmdir(self.path)  # empty (checked on entry)
+        os.replace(self.tmp, self.path)
+        return manifest
+
+    def abort(self):
+        with contextlib.suppress(OSError):
+            self.handle.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+        return False

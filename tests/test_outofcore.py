@@ -1,0 +1,332 @@
+"""Out-of-core training: the block format, its converter, and the three solvers."""
+
+import gzip
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+from sklearn.preprocessing import PolynomialFeatures
+
+from dualsvm.io import DataError
+from dualsvm.outofcore import DiskDataset, convert, fit
+from dualsvm.outofcore.fit import load_checkpoint
+from dualsvm.problem import DualProblem
+from dualsvm.solvers import DualCD, Stopping, run_epochs
+
+
+def in_memory_primal(X, y, positive, loss, C=1.0, bias="augmented"):
+    """The optimum's primal by in-memory DCD, run to a tiny gap."""
+    problem = DualProblem(sp.csr_matrix(X), np.where(y == positive, 1.0, -1.0),
+                          np.full(X.shape[0], C), loss, bias, 1.0)
+    solver = DualCD(problem, 1e-6, random_state=np.random.default_rng(0))
+    result = run_epochs(solver, problem, Stopping(max_iter=20000, monitor=False))
+    assert result.gap < 1e-5
+    return result.primal
+
+
+@pytest.fixture(scope="module")
+def heart(data_dir, tmp_path_factory):
+    """heart_scale converted into blocks of about 12 rows."""
+    path = tmp_path_factory.mktemp("ooc") / "heart"
+    return convert(str(data_dir / "heart_scale"), path, block_mb=0.002)
+
+
+@pytest.fixture(scope="module")
+def a9a_part(load, tmp_path_factory):
+    """The first 3000 rows of a9a (gzip svmlight), converted into ~45 blocks."""
+    X, y = load("a9a.bz2")
+    X, y = X[:3000], y[:3000]
+    source = tmp_path_factory.mktemp("ooc") / "a9a.svm.gz"
+    with gzip.open(source, "wb") as f:
+        dump_svmlight_file(X, y, f, zero_based=False)
+    return convert(str(source), source.parent / "a9a", block_mb=0.012, chunk_mb=0.05,
+                   n_features=X.shape[1]), X, y
+
+
+# ----------------------------------------------------------------- the format
+
+
+def test_round_trip_equals_original(heart, load):
+    X, y = load("heart_scale")
+    Xd, yd = heart.load()
+    assert heart.n_blocks > 5
+    assert (Xd != X).nnz == 0 and np.array_equal(yd, y)
+    # dense rows of every block equal the original's dense rows
+    dense = X.toarray()
+    for block in heart.iter_blocks():
+        assert np.array_equal(block.csr().toarray(), dense[block.rows])
+    assert heart.nnz == X.nnz and heart.labels.tolist() == [-1.0, 1.0]
+    assert heart.label_counts.tolist() == [150, 120]
+
+
+def test_round_trip_gzip_and_zlib(a9a_part, tmp_path):
+    ds, X, y = a9a_part
+    Xd, yd = ds.load()
+    assert (Xd != X).nnz == 0 and np.array_equal(yd, y) and ds.shape == X.shape
+    source = tmp_path / "a.svm"
+    dump_svmlight_file(X, y, str(source), zero_based=False)
+    other = convert(str(source), tmp_path / "z", block_mb=0.01, compression="zlib",
+                    n_features=X.shape[1])
+    assert other.compression == "zlib"
+    Xz, yz = other.load()
+    assert (Xz != X).nnz == 0 and np.array_equal(yz, y)
+
+
+def test_poly2_matches_polynomial_features(heart, data_dir, tmp_path, load):
+    X, y = load("heart_scale")
+    ds = convert(str(data_dir / "heart_scale"), tmp_path / "p", block_mb=0.01, poly2=True)
+    expected = PolynomialFeatures(2, include_bias=False).fit_transform(X)
+    got, labels = ds.load()
+    assert got.shape == expected.shape
+    assert abs(got - expected).max() == 0.0 and np.array_equal(labels, y)
+
+
+def test_replicas_are_copies_with_seeded_noise(data_dir, tmp_path, load):
+    X, y = load("heart_scale")
+    a = convert(str(data_dir / "heart_scale"), tmp_path / "a", replicas=3, perturbation=0.01, seed=5)
+    b = convert(str(data_dir / "heart_scale"), tmp_path / "b", replicas=3, perturbation=0.01, seed=5)
+    Xa, ya = a.load()
+    Xb, _ = b.load()
+    n = X.shape[0]
+    assert Xa.shape == (3 * n, X.shape[1]) and np.array_equal(ya, np.tile(y, 3))
+    assert (Xa != Xb).nnz == 0  # seeded
+    assert (Xa[:n] != X).nnz == 0  # copy 0 is exact
+    ratio = Xa[n:2 * n].data / X.data
+    assert 0 < np.std(ratio - 1) < 0.02 and not np.allclose(ratio, 1)
+
+
+def _flip_byte(path, at):
+    with open(path, "r+b") as f:
+        f.seek(at)
+        byte = f.read(1)
+        f.seek(at)
+        f.write(bytes([byte[0] ^ 0xFF]))
+
+
+def test_corrupted_block_is_named(heart, tmp_path):
+    import shutil
+
+    copy = tmp_path / "c"
+    shutil.copytree(heart.path, copy)
+    ds = DiskDataset(copy)
+    block = ds.blocks[3]
+    _flip_byte(ds.data_path, block["offset"] + block["size"] // 2)
+    ds.read_block(2)  # the others still read
+    with pytest.raises(DataError, match=r"block 3 of .*blocks\.bin: corrupted"):
+        ds.read_block(3)
+    with pytest.raises(DataError, match="block 3"):
+        fit(ds, method="bm", memory=1)
+
+
+def test_truncated_data_and_manifest_are_named(heart, tmp_path):
+    import shutil
+
+    copy = tmp_path / "t"
+    shutil.copytree(heart.path, copy)
+    data = copy / "blocks.bin"
+    size = data.stat().st_size
+    with open(data, "r+b") as f:
+        f.truncate(size - 10)
+    with pytest.raises(DataError, match=r"blocks\.bin: truncated"):
+        DiskDataset(copy)
+    manifest = (copy / "manifest.json").read_bytes()
+    (copy / "manifest.json").write_bytes(manifest[: len(manifest) // 2])
+    with pytest.raises(DataError, match=r"manifest\.json: corrupted manifest"):
+        DiskDataset(copy)
+    (copy / "manifest.json").unlink()
+    with pytest.raises(DataError, match="did not finish"):
+        DiskDataset(copy)
+
+
+def test_reading_a_block_checks_its_shape(heart, tmp_path):
+    import json
+    import shutil
+
+    copy = tmp_path / "s"
+    shutil.copytree(heart.path, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["blocks"][1]["nnz"] += 1
+    manifest["blocks"][2]["nnz"] -= 1
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(DataError, match="block 1 of .*decompressed to"):
+        DiskDataset(copy).read_block(1)
+
+
+def test_interrupted_conversion_leaves_nothing(tmp_path):
+    source = tmp_path / "bad.svm"
+    good = "".join(f"{1 if i % 2 else -1} 1:{i} 3:0.5\n" for i in range(2000))
+    source.write_text(good + "1 2:x\n")
+    with pytest.raises(DataError, match=r"bad\.svm: line 2001: "):
+        convert(str(source), tmp_path / "out", block_mb=0.001, chunk_mb=0.001)
+    assert sorted(os.listdir(tmp_path)) == ["bad.svm"]
+
+
+# ----------------------------------------------------------------- the solvers
+
+
+@pytest.mark.parametrize("method", ["bm", "sbm", "dcl"])
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_methods_reach_the_in_memory_objective(heart, load, method, loss):
+    X, y = load("heart_scale")
+    reference = in_memory_primal(X, y, 1.0, loss)
+    memory = heart.nbytes / 4 / 2**20  # a quarter of the data
+    result = fit(heart, method=method, memory=memory, loss=loss, random_state=0,
+                 gap_tol=1e-4, max_iter=300)
+    assert result.status in ("gap", "converged")
+    assert abs(result.primal - reference) <= 1e-3 * reference
+    assert result.gap <= 1e-4 or result.status == "converged"
+    # the certificate is exact: recompute it in memory from the returned alpha
+    problem = DualProblem(X, np.where(y == 1.0, 1.0, -1.0), np.ones(len(y)), loss, "augmented")
+    w = problem.weights(result.alpha)
+    assert np.allclose(w, result.w, atol=1e-8)
+    assert np.isclose(problem.primal(w), result.primal, rtol=1e-10)
+    assert np.isclose(problem.dual(result.alpha, w), result.dual, rtol=1e-10)
+    history = result.history
+    assert history[-1]["passes"] >= len(history)
+    assert all(np.isfinite(r["gap"]) for r in history)
+
+
+@pytest.mark.parametrize("method", ["bm", "sbm", "dcl"])
+def test_methods_on_an_a9a_subsample(a9a_part, method):
+    ds, X, y = a9a_part
+    reference = in_memory_primal(X, y, 1.0, "hinge", C=0.5, bias="none")
+    result = fit(ds, method=method, memory=ds.nbytes / 4 / 2**20, loss="hinge", C=0.5,
+                 fit_intercept=False, random_state=1, gap_tol=2e-4, max_iter=400)
+    assert abs(result.primal - reference) <= 1e-3 * reference
+    if method != "bm":  # the cache holds rows: SBM and DCL report it
+        assert result.history[-1]["cache_size"] > 0
+
+
+def test_budget_and_labels_are_checked(heart, tmp_path):
+    with pytest.raises(ValueError, match="memory budget .* below"):
+        fit(heart, method="bm", memory=0.001)
+    source = tmp_path / "three.svm"
+    source.write_text("1 1:1\n2 1:2\n3 1:3\n")
+    with pytest.raises(ValueError, match="exactly 2 label values"):
+        fit(convert(str(source), tmp_path / "three"), memory=1)
+
+
+def test_resume_after_an_exception_reaches_the_optimum(heart, load, tmp_path):
+    X, y = load("heart_scale")
+    reference = in_memory_primal(X, y, 1.0, "squared_hinge")
+    checkpoint = tmp_path / "ck.npz"
+
+    def crash(record):
+        if record["epoch"] == 3:
+            raise RuntimeError("killed")
+
+    memory = heart.nbytes / 4 / 2**20
+    with pytest.raises(RuntimeError, match="killed"):
+        fit(heart, method="sbm", memory=memory, checkpoint=str(checkpoint), callback=crash,
+            random_state=0, gap_tol=1e-6)
+    alpha, w, passes = load_checkpoint(str(checkpoint), fit_problem(heart))
+    assert passes == 3 and alpha.any()
+    result = fit(heart, method="sbm", memory=memory, checkpoint=str(checkpoint), resume=True,
+                 random_state=0, gap_tol=1e-4)
+    assert result.history[0]["epoch"] == 4  # continued, not restarted
+    assert abs(result.primal - reference) <= 1e-3 * reference
+    # a checkpoint of another problem is refused
+    with pytest.raises(DataError, match="another problem"):
+        fit(heart, method="sbm", memory=memory, C=2.0, checkpoint=str(checkpoint), resume=True)
+
+
+def fit_problem(ds):
+    from dualsvm.outofcore.solvers import DiskProblem
+
+    return DiskProblem(ds, 1.0)
+
+
+def test_resume_after_kill(heart, load, tmp_path):
+    X, y = load("heart_scale")
+    reference = in_memory_primal(X, y, 1.0, "hinge")
+    checkpoint = tmp_path / "kill.npz"
+    script = (
+        "import sys, time\n"
+        "from dualsvm.outofcore import fit\n"
+        "def slow(record):\n"
+        "    time.sleep(0.2)\n"
+        f"fit({heart.path!r}, method='dcl', memory=0.02, loss='hinge', gap_tol=1e-12, "
+        f"max_iter=10**6, checkpoint={str(checkpoint)!r}, callback=slow)\n")
+    process = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        while not checkpoint.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+    finally:
+        process.kill()
+        process.wait()
+    assert checkpoint.exists()
+    _, _, passes = load_checkpoint(str(checkpoint), DiskProblemFor(heart, "hinge"))
+    result = fit(heart, method="dcl", memory=0.02, loss="hinge", checkpoint=str(checkpoint),
+                 resume=True, gap_tol=1e-4)
+    assert result.history[0]["epoch"] == passes + 1
+    assert abs(result.primal - reference) <= 1e-3 * reference
+
+
+def DiskProblemFor(ds, loss):
+    from dualsvm.outofcore.solvers import DiskProblem
+
+    return DiskProblem(ds, 1.0, loss=loss)
+
+
+# ----------------------------------------------------------------- the interface
+
+
+def test_linear_svc_fits_a_disk_dataset(heart, load):
+    from dualsvm import LinearSVC
+
+    X, y = load("heart_scale")
+    memory_model = LinearSVC(C=1.0, tol=1e-6, random_state=0).fit(X, y)
+    disk_model = LinearSVC(C=1.0, gap_tol=1e-5, random_state=0).fit(heart, method="dcl",
+                                                                   memory=0.02)
+    assert disk_model.status_ == ["gap"] and disk_model.n_features_in_ == X.shape[1]
+    assert abs(disk_model.primal_[0] - memory_model.primal_[0]) <= 1e-4 * memory_model.primal_[0]
+    assert np.abs(disk_model.coef_ - memory_model.coef_).max() < 0.05
+    assert np.mean(disk_model.predict(X) == memory_model.predict(X)) > 0.98
+    with pytest.raises(ValueError, match="holds its labels"):
+        LinearSVC().fit(heart, y)
+    with pytest.raises(TypeError, match="DiskDataset only"):
+        LinearSVC().fit(X, y, memory=5)
+
+
+def test_command_line_convert_and_train(data_dir, tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "dualsvm", *args], cwd=tmp_path,
+                              capture_output=True, text=True)
+
+    done = run("convert", str(data_dir / "heart_scale"), "hs", "--block-mb", "0.002", "--poly2")
+    assert done.returncode == 0, done.stderr
+    assert DiskDataset(tmp_path / "hs").n_features == 13 + 13 * 14 // 2
+    done = run("train", "hs", "--memory", "0.05", "--method", "sbm", "-B", "1",
+               "--checkpoint", "ck.npz", "--gap-tol", "1e-3")
+    assert done.returncode == 0, done.stderr
+    assert "pass 1:" in done.stdout and "cache" in done.stdout and "gap" in done.stdout
+    assert (tmp_path / "hs.model").exists() and (tmp_path / "ck.npz").exists()
+    from dualsvm.io import load_model
+
+    assert load_model(tmp_path / "hs.model").coef_.shape == (1, 13 + 13 * 14 // 2)
+    done = run("convert", str(data_dir / "heart_scale"), "hs")
+    assert done.returncode == 1 and "not an empty directory" in done.stderr
+
+
+def test_shuffled_conversion_is_a_permutation(data_dir, tmp_path, load):
+    X, y = load("heart_scale")
+    ds = convert(str(data_dir / "heart_scale"), tmp_path / "s", block_mb=0.002, shuffle=True,
+                 seed=3)
+    assert sorted(os.listdir(tmp_path / "s")) == ["blocks.bin", "manifest.json"]  # no buckets left
+    Xs, ys = ds.load()
+
+    def rows(X, y):
+        return sorted((y[i], tuple(X[i].indices), tuple(X[i].data)) for i in range(X.shape[0]))
+
+    assert rows(Xs, ys) == rows(X, y)
+    assert not np.array_equal(ys, y)  # the order changed
+    again, _ = convert(str(data_dir / "heart_scale"), tmp_path / "t", block_mb=0.002,
+                       shuffle=True, seed=3).load()
+    assert (again != Xs).nnz == 0  # seeded
