@@ -41,8 +41,10 @@ def test_kernel_matrix_and_columns_match_sklearn(data, name, params, reference, 
     np.testing.assert_allclose(q.diag, np.diag(Q), rtol=1e-12)
     for j in (0, 5, 299):  # compiled columns are stored as float32, as LIBSVM's
         np.testing.assert_allclose(q.column(j), Q[:, j], rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(q.block([3, 1], [2, 8, 9]), Q[np.ix_([3, 1], [2, 8, 9])],
-                               rtol=1e-12, atol=1e-12)
+    rows = np.random.default_rng(1).permutation(300)[:200]  # gathered in several pieces
+    for r in ([3, 1], rows):
+        np.testing.assert_allclose(q.block(r, [2, 8, 9]), Q[np.ix_(r, [2, 8, 9])],
+                                   rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(q.matrix(), Q, rtol=1e-12, atol=1e-12)
 
 
@@ -98,8 +100,12 @@ def test_cache_is_bounded_by_cache_size():
     n = 5000
     X = np.random.default_rng(1).standard_normal((n, 3))
     q = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1)
-    assert q.n_slots == 2**20 // (4 * n)  # float32 columns of length n in 1 MB
-    assert q.cache[0].nbytes <= 2**20
+    # float32 columns of length n in the 1 MB left after the BLAS block's eighth
+    assert q.block_bytes == 2**20 // 8
+    assert q.n_slots == (2**20 - q.block_bytes) // (4 * n)
+    assert q.cache[0].nbytes + q.block_bytes <= 2**20
+    for piece in q.column_chunks(np.arange(n), n):
+        assert 8 * n * len(piece) <= q.block_bytes
     tiny = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1e-6)
     assert tiny.n_slots == MIN_SLOTS
     small = QMatrix(X[:10], np.ones(10), make_kernel("rbf", gamma=1.0), cache_size=100)

@@ -1,6 +1,7 @@
 """dualsvm.SVC: scikit-learn's contract, LIBSVM's model layout and predictions, bad input."""
 
 import json
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -109,6 +110,20 @@ def test_sample_weight_zero_equals_removing_rows():
     a = SVC(gamma=0.5, tol=1e-8).fit(X, y, sample_weight=w)
     b = SVC(gamma=0.5, tol=1e-8).fit(X[w > 0], y[w > 0])
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
+
+
+def test_memory_stays_within_cache_size_data_and_n_vectors(load):
+    X, y = load("a8a.bz2")
+    X, y = X[:6000], y[:6000]  # 2338 support vectors: the 2 MB cache fills and shrinking runs
+    SVC(cache_size=2, max_iter=5).fit(X[:100], y[:100])  # compile outside the trace
+    tracemalloc.start()
+    try:
+        SVC(cache_size=2).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes  # SVC's copy, in class order
+    assert peak <= 2 * 2**20 + data + 40 * 8 * X.shape[0]
 
 
 def test_time_limit_and_callback_stop_with_a_usable_model(load):

@@ -296,15 +296,11 @@ class KernelDualProblem(_BoxDual):
     def n_samples(self):
         return self.X.shape[0]
 
-    def gradient(self, alpha, block_bytes=64 * 2**20):
+    def gradient(self, alpha):
         """G = (Q + D)a - e from scratch, by BLAS blocks of columns of the support."""
-        support = np.flatnonzero(alpha)
         grad = self.diag * alpha - 1.0
-        step = max(1, block_bytes // (8 * max(self.n_samples, 1)))
-        everyone = np.arange(self.n_samples)
-        for start in range(0, len(support), step):
-            cols = support[start:start + step]
-            grad += self.q.block(everyone, cols) @ alpha[cols]
+        for cols in self.q.column_chunks(np.flatnonzero(alpha), self.n_samples):
+            grad += self.q.block(None, cols) @ alpha[cols]
         return grad
 
     def dual_from_gradient(self, alpha, gradient):

@@ -30,7 +30,8 @@ columns (computed with m == n) survive generations.
 
 From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
-product, not cached), ``qm.columns(index)`` (many complete columns by BLAS,
+product, not cached; ``rows=None`` for all rows), ``qm.column_chunks(cols, n_rows)``
+(cols in pieces whose block fits in ``qm.block_bytes``), ``qm.columns(index)`` (many complete columns by BLAS,
 stored in the cache), ``qm.matrix()`` (all of Q, refused above a memory bound),
 ``qm.diag`` (Q_ii) and the counters ``kernel_evaluations``, ``cache_hits``,
 ``cache_misses``.
@@ -53,6 +54,10 @@ CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
 COMPLETE = -1
 #: The cache holds at least this many columns, whatever cache_size says.
 MIN_SLOTS = 8
+#: Most bytes a block of Q computed by BLAS (gradient from scratch, reconstruction
+#: after shrinking) may take at once. The blocks are carved out of cache_size (at
+#: most an eighth of it), so cache and blocks together stay within cache_size.
+BLOCK_BYTES = 16 * 2**20
 #: Below this many entries a column is computed on one thread (measured on 2
 #: cores: no gain at 5000 entries, about 1.4x at 50000).
 _PARALLEL_ENTRIES = 16384
@@ -77,7 +82,8 @@ class QMatrix:
         Labels in {-1, +1}.
     kernel : Kernel
     cache_size : float
-        Cache bound in MB (2**20 bytes) of float32 columns; at least MIN_SLOTS columns.
+        Memory bound in MB (2**20 bytes) for the float32 column cache and the
+        transient BLAS blocks together; the cache holds at least MIN_SLOTS columns.
     """
 
     def __init__(self, X, y, kernel, cache_size=200.0):
@@ -99,7 +105,10 @@ class QMatrix:
             self.diag = _diagonal(self.rows, self.sq_norms, kernel.params)
         work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
         self.data = (self.rows, self.y, self.sq_norms, kernel.params, work)
-        self.n_slots = int(min(n, max(MIN_SLOTS, cache_size * 2**20 // (4 * max(n, 1)))))
+        cache_bytes = int(cache_size * 2**20)
+        self.block_bytes = min(BLOCK_BYTES, cache_bytes // 8)
+        self.n_slots = int(min(n, max(MIN_SLOTS, (cache_bytes - self.block_bytes)
+                                      // (4 * max(n, 1)))))
         self.cache = (
             np.empty((self.n_slots, n), dtype=np.float32),
             np.full(n, -1, dtype=np.int64),
@@ -130,18 +139,35 @@ class QMatrix:
         """Column j of Q, complete, as a float64 copy (through the cache)."""
         return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
 
+    def column_chunks(self, cols, n_rows):
+        """cols in pieces whose block of n_rows rows (and, for CSR rows, the dense
+        copy of the piece's rows) stays within ``block_bytes``."""
+        per_column = 8 * (n_rows + (self.X.shape[1] if sp.issparse(self.X) else 0))
+        step = max(1, self.block_bytes // max(per_column, 1))
+        return [cols[k:k + step] for k in range(0, len(cols), step)]
+
     def block(self, rows, cols):
-        """Q[rows][:, cols] as float64, computed by one matrix product (BLAS)."""
-        rows = np.asarray(rows, dtype=np.int64)
+        """Q[rows][:, cols] as float64, computed by BLAS matrix products.
+
+        ``rows=None`` means all rows, taken in place; other rows are gathered
+        an eighth of the samples at a time, so no second copy of the data exists.
+        """
+        rows = self._all if rows is None else np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         k = self.kernel
         if k.code == PRECOMPUTED:
             K = self.X[np.ix_(rows, cols)]
         else:
-            Xr, Xc = self.X[rows], self.X[cols]
-            dots = Xr @ (Xc.T.toarray() if sp.issparse(Xc) else Xc.T)
-            dots = np.ascontiguousarray(dots, dtype=np.float64)
-            K = kernel_from_dots(k, dots, self.sq_norms[rows], self.sq_norms[cols])
+            Xc = self.X[cols]
+            Xc = Xc.T.toarray() if sp.issparse(Xc) else Xc.T
+            if rows is self._all:
+                K = np.ascontiguousarray(self.X @ Xc, dtype=np.float64)
+            else:
+                K = np.empty((len(rows), len(cols)))
+                step = max(1, -(-self.n // 8))
+                for start in range(0, len(rows), step):
+                    K[start:start + step] = self.X[rows[start:start + step]] @ Xc
+            kernel_from_dots(k, K, self.sq_norms[rows], self.sq_norms[cols])
         self.cache[5][EVALUATIONS] += len(rows) * len(cols)
         K *= self.y[rows, None]
         K *= self.y[None, cols]
@@ -154,7 +180,7 @@ class QMatrix:
         recently listed last, so they are the last evicted).
         """
         index = np.asarray(index, dtype=np.int64)
-        out = self.block(self._all, index)
+        out = self.block(None, index)
         if len(index) <= self.n_slots:
             for t, j in enumerate(index):
                 slot = claim_slot(self.cache, j)
@@ -168,7 +194,7 @@ class QMatrix:
         if max_bytes is not None and need > max_bytes:
             raise ValueError(f"the kernel matrix of {self.n} samples needs {need / 2**20:.0f} MB, "
                              f"more than the {max_bytes / 2**20:.0f} MB allowed")
-        return self.block(self._all, self._all)
+        return self.block(None, self._all)
 
 
 @njit(cache=True, nogil=True)

@@ -32,10 +32,6 @@ import numpy as np
 from ._smo_kernels import ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, smo_steps
 from .dcd import _balanced
 
-#: Memory of one BLAS block when the gradient is rebuilt: at most a quarter of the
-#: column cache (and 64 MB), so training stays within cache_size + data + O(n).
-_BLOCK_BYTES = 64 * 2**20
-
 
 class SMO:
     """LIBSVM's SMO solver over a :class:`~dualsvm.problem.KernelDualProblem`.
@@ -76,11 +72,10 @@ class SMO:
             self.alpha = _balanced(p, np.clip(np.asarray(alpha, dtype=np.float64), 0.0,
                                               p.upper_bound))
             self.G = p.gradient(self.alpha)
-        self._block_bytes = min(_BLOCK_BYTES, p.q.cache[0].nbytes // 4)
         self.G_bar = np.zeros(n)
         upper = np.flatnonzero(self.alpha >= p.upper_bound)
-        for cols in _chunks(upper, n, self._block_bytes):
-            self.G_bar += p.q.block(np.arange(n), cols) @ p.upper_bound[cols]
+        for cols in p.q.column_chunks(upper, n):
+            self.G_bar += p.q.block(None, cols) @ p.upper_bound[cols]
         self.active = np.arange(n, dtype=np.int64)
         # active size, steps, steps to the next shrinking (LIBSVM: min(l, 1000)),
         # un-shrunk once, shrinking pending
@@ -148,16 +143,9 @@ class SMO:
             grad = self.G_bar[inactive] - 1.0 + p.diag[inactive] * alpha[inactive]
             on = self.active[:m]
             free = on[(alpha[on] > 0) & (alpha[on] < p.upper_bound[on])]
-            for cols in _chunks(free, len(inactive), self._block_bytes):
+            for cols in p.q.column_chunks(free, len(inactive)):
                 grad += p.q.block(inactive, cols) @ alpha[cols]
             self.G[inactive] = grad
         self.state[ACTIVE_SIZE] = n
         p.q.new_generation()
         self._measures[1] = 0.5 * float(self.alpha @ self.G) - 0.5 * float(self.alpha.sum())
-
-
-def _chunks(cols, n_rows, max_bytes):
-    """cols in pieces whose (n_rows, piece) float64 block stays within max_bytes."""
-    step = max(1, max_bytes // (8 * max(n_rows, 1)))
-    return [cols[k:k + step] for k in range(0, len(cols), step)]
-
