@@ -52,8 +52,10 @@ def libsvm_kernel(X, y_pm, kernel, *, C=1.0, eps=1e-3, shrinking=True, cache_siz
     """
     from libsvm import svmutil
 
-    options = (f"-t {kernel.code} -g {kernel.gamma!r} -d {kernel.degree} -r {kernel.coef0!r} "
-               f"-c {C!r} -e {eps!r} -h {int(shrinking)} -m {cache_size} -q")
+    # float(): NumPy 2's repr of np.float64 is "np.float64(...)", which LIBSVM cannot parse
+    options = (f"-t {kernel.code} -g {float(kernel.gamma)!r} -d {kernel.degree} "
+               f"-r {float(kernel.coef0)!r} -c {float(C)!r} -e {float(eps)!r} "
+               f"-h {int(shrinking)} -m {cache_size} -q")
     X = sp.csr_matrix(X) if kernel.name != "precomputed" else X
     if kernel.name == "precomputed":  # LIBSVM's format: a leading column of 1-based ids
         X = np.hstack([np.arange(1, len(X) + 1)[:, None], X])

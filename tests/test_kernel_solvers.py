@@ -4,8 +4,16 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
+from dualsvm.kernels import make_kernel
+from dualsvm.problem import DualProblem, KernelDualProblem
+from dualsvm.solvers import DualCD, Stopping, run_epochs
 from dualsvm.solvers._knapsack import conformal_pairs, solve_knapsack
+from dualsvm.solvers.cgd import CGD
+from dualsvm.solvers.dual_pgd import DualPGD
+from dualsvm.solvers.kernel_dcd import KernelDCD
+from reference import libsvm_kernel
 
 # --- the continuous quadratic knapsack -------------------------------------------
 
@@ -161,17 +169,6 @@ def test_conformal_pieces_of_a_knapsack_direction():
 
 # --- the solvers -------------------------------------------------------------------
 
-import scipy.sparse as sp  # noqa: E402
-
-from dualsvm.kernels import make_kernel  # noqa: E402
-from dualsvm.problem import DualProblem, KernelDualProblem  # noqa: E402
-from dualsvm.solvers import DualCD, Stopping, run_epochs  # noqa: E402
-from dualsvm.solvers.cgd import CGD  # noqa: E402
-from dualsvm.solvers.dual_pgd import DualPGD  # noqa: E402
-from dualsvm.solvers.kernel_dcd import KernelDCD  # noqa: E402
-
-LIBSVM_KERNELS = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
-
 
 def kernel_problem(X, y, kernel="rbf", *, C=1.0, loss="hinge", bias="exact", cache_size=20.0,
                    gamma=None, coef0=0.0):
@@ -187,15 +184,8 @@ def solve(solver_class, problem, tol, max_iter=100000, **params):
 
 def libsvm_dual(problem, eps=1e-6):
     """LIBSVM 3.37's C-SVC alpha on the problem, and its dual objective by our formula."""
-    from libsvm import svmutil
-
-    k = problem.kernel
-    options = (f"-t {LIBSVM_KERNELS[k.name]} -g {k.gamma!r} -r {k.coef0!r} -d {k.degree} "
-               f"-c {float(problem.C[0])!r} -e {eps} -q")
-    model = svmutil.svm_train(svmutil.svm_problem(problem.y, sp.csr_matrix(problem.X)),
-                              svmutil.svm_parameter(options))
-    alpha = np.zeros(problem.n_samples)
-    alpha[np.array(model.get_sv_indices()) - 1] = np.abs(np.array(model.get_sv_coef()).ravel())
+    alpha, _, _ = libsvm_kernel(problem.X, problem.y, problem.kernel, C=float(problem.C[0]),
+                                eps=eps)
     return alpha, problem.dual_from_gradient(alpha, problem.gradient(alpha))
 
 

@@ -100,8 +100,8 @@ def test_cache_is_bounded_by_cache_size():
     n = 5000
     X = np.random.default_rng(1).standard_normal((n, 3))
     q = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1)
-    # float32 columns of length n in the 1 MB left after the BLAS block's eighth
-    assert q.block_bytes == 2**20 // 8
+    # float32 columns of length n in the 1 MB left after the BLAS block's sixteenth
+    assert q.block_bytes == 2**20 // 16
     assert q.n_slots == (2**20 - q.block_bytes) // (4 * n)
     assert q.cache[0].nbytes + q.block_bytes <= 2**20
     for piece in q.column_chunks(np.arange(n), n):

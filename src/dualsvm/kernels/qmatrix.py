@@ -7,12 +7,14 @@ A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 * ``qm.data``  = ``(rows, y, sq_norms, params, work)``: the training rows (a dense
   2-D array or a CSR triple, see :mod:`dualsvm._rows`), labels, squared row norms,
   the kernel's ``(code, gamma, coef0, degree)`` and a scratch vector;
-* ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters)``:
+* ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
+  slot_length)``:
   a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
   committed when a slot is first written, so memory grows with use up to
   ``cache_size``), the slot of each column (-1: not cached), the column of each
-  slot, the generation a slot was computed in, its LRU time stamp, and int64
-  counters (see ``CLOCK`` ... ``MISSES``).
+  slot, the generation a slot was computed in, its LRU time stamp, int64
+  counters (see ``CLOCK`` ... ``MISSES``) and how many entries (``active[:length]``)
+  a slot holds.
 
 Inside an ``@njit`` loop, ``col = q_column(data, cache, j, active, m)`` returns
 column j as a float32 view of its slot, valid at the positions ``active[:m]``
@@ -26,7 +28,9 @@ Shrinking: within one *generation* the active set may only shrink, so a column
 computed for a larger active set serves any later, smaller one. A solver that
 puts variables back into its active set (un-shrinking) must call
 ``new_generation(cache)`` (compiled) or ``qm.new_generation()`` first; complete
-columns (computed with m == n) survive generations.
+columns (computed with m == n) survive generations. A complete request for a
+column held partially in the current generation computes only the missing
+entries, so it must pass the same ``active`` array as the partial requests.
 
 From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
@@ -56,7 +60,7 @@ COMPLETE = -1
 MIN_SLOTS = 8
 #: Most bytes a block of Q computed by BLAS (gradient from scratch, reconstruction
 #: after shrinking) may take at once. The blocks are carved out of cache_size (at
-#: most an eighth of it), so cache and blocks together stay within cache_size.
+#: most a sixteenth of it), so cache and blocks together stay within cache_size.
 BLOCK_BYTES = 16 * 2**20
 #: Below this many entries a column is computed on one thread (measured on 2
 #: cores: no gain at 5000 entries, about 1.4x at 50000).
@@ -106,7 +110,7 @@ class QMatrix:
         work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
         self.data = (self.rows, self.y, self.sq_norms, kernel.params, work)
         cache_bytes = int(cache_size * 2**20)
-        self.block_bytes = min(BLOCK_BYTES, cache_bytes // 8)
+        self.block_bytes = min(BLOCK_BYTES, cache_bytes // 16)
         self.n_slots = int(min(n, max(MIN_SLOTS, (cache_bytes - self.block_bytes)
                                       // (4 * max(n, 1)))))
         self.cache = (
@@ -116,6 +120,7 @@ class QMatrix:
             np.full(self.n_slots, COMPLETE, dtype=np.int64),
             np.full(self.n_slots, -1, dtype=np.int64),
             np.zeros(5, dtype=np.int64),
+            np.zeros(self.n_slots, dtype=np.int64),
         )
         self._all = np.arange(n, dtype=np.int64)
 
@@ -137,6 +142,9 @@ class QMatrix:
 
     def column(self, j):
         """Column j of Q, complete, as a float64 copy (through the cache)."""
+        slot = self.cache[1][j]
+        if slot >= 0 and self.cache[3][slot] != COMPLETE:
+            self.cache[6][slot] = 0  # held in a solver's active order, not 0..n-1: recompute
         return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
 
     def column_chunks(self, cols, n_rows):
@@ -206,7 +214,7 @@ def new_generation(cache):
 @njit(cache=True, nogil=True)
 def claim_slot(cache, j):
     """The slot to (re)compute column j into: its own, else the least recently used."""
-    slots, slot_of, column_of, slot_generation, last_used, counters = cache
+    slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
     counters[CLOCK] += 1
     s = slot_of[j]
     if s < 0:
@@ -225,26 +233,33 @@ def claim_slot(cache, j):
 @njit(cache=True, nogil=True)
 def q_column(data, cache, j, active, m):
     """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view."""
-    slots, slot_of, column_of, slot_generation, last_used, counters = cache
+    slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
     n = slots.shape[1]
-    complete = m == n
     s = slot_of[j]
+    start = 0
     if s >= 0:
         g = slot_generation[s]
-        if g == COMPLETE or (not complete and g == counters[GENERATION]):
+        if g == COMPLETE or (g == counters[GENERATION] and m <= slot_length[s]):
             counters[CLOCK] += 1
             last_used[s] = counters[CLOCK]
             counters[HITS] += 1
             return slots[s]
+        if g == counters[GENERATION]:
+            # Within a generation the set active[:slot_length] does not change
+            # (shrinking swaps inside the active prefix only), so a longer
+            # request (a complete column) needs only the entries after it, as
+            # LIBSVM's cache extends a shorter column.
+            start = slot_length[s]
     s = claim_slot(cache, j)
     column = slots[s]
     rows, y, sq_norms, params, work = data
-    if m >= _PARALLEL_ENTRIES:
-        _fill_parallel(rows, y, sq_norms, params, work, j, active, m, column)
+    if m - start >= _PARALLEL_ENTRIES:
+        _fill_parallel(rows, y, sq_norms, params, work, j, active, start, m, column)
     else:
-        _fill_serial(rows, y, sq_norms, params, work, j, active, m, column)
-    slot_generation[s] = COMPLETE if complete else counters[GENERATION]
-    counters[EVALUATIONS] += m
+        _fill_serial(rows, y, sq_norms, params, work, j, active, start, m, column)
+    slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
+    slot_length[s] = m
+    counters[EVALUATIONS] += m - start
     counters[MISSES] += 1
     return column
 
@@ -270,15 +285,6 @@ def _dense_enough(X):
     return X.nnz >= 0.5 * n * d and 8 * n * d <= 2**30
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _q_entry(rows, y, sq_norms, params, xj, i, j):
-    if params[0] == PRECOMPUTED:
-        value = gram_entry(rows, j, i)  # row j of a symmetric matrix: contiguous
-    else:
-        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
-    return np.float32(y[i] * y[j] * value)
-
-
 def _fill_signatures():
     # Explicit signatures: a parallel function compiled lazily and cached, called
     # from another cached function, can crash when the two were cached by
@@ -288,25 +294,39 @@ def _fill_signatures():
     params = t.Tuple((t.int64, t.float64, t.float64, t.float64))
     vec, column, index = t.float64[::1], t.float32[::1], t.int64[::1]
     layouts = [t.float64[:, ::1]] + [t.Tuple((vec, i, t.int64[::1])) for i in (t.int32[::1], index)]
-    return [t.void(rows, vec, vec, params, vec, t.int64, index, t.int64, column)
+    return [t.void(rows, vec, vec, params, vec, t.int64, index, t.int64, t.int64, column)
             for rows in layouts]
 
 
+# The precomputed test stays outside the loops over entries: inside, it made a
+# column 1.5x slower (measured on a9a rows).
 @njit(_fill_signatures(), cache=True, nogil=True, parallel=True)
-def _fill_parallel(rows, y, sq_norms, params, work, j, active, m, column):
+def _fill_parallel(rows, y, sq_norms, params, work, j, active, start, m, column):
+    if params[0] == PRECOMPUTED:
+        for k in prange(start, m):
+            i = active[k]
+            column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))
+        return
     xj = dense_row(rows, j, work)
-    for k in prange(m):
+    for k in prange(start, m):
         i = active[k]
-        column[i] = _q_entry(rows, y, sq_norms, params, xj, i, j)
+        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
+        column[i] = np.float32(y[i] * y[j] * value)
     clear_row(rows, j, work)
 
 
 @njit(cache=True, nogil=True)
-def _fill_serial(rows, y, sq_norms, params, work, j, active, m, column):
+def _fill_serial(rows, y, sq_norms, params, work, j, active, start, m, column):
+    if params[0] == PRECOMPUTED:
+        for k in range(start, m):
+            i = active[k]
+            column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))  # row j: contiguous
+        return
     xj = dense_row(rows, j, work)
-    for k in range(m):
+    for k in range(start, m):
         i = active[k]
-        column[i] = _q_entry(rows, y, sq_norms, params, xj, i, j)
+        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
+        column[i] = np.float32(y[i] * y[j] * value)
     clear_row(rows, j, work)
 
 

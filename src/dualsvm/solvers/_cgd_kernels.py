@@ -15,7 +15,7 @@ from ._smo_kernels import TAU  # LIBSVM's curvature floor, one value for every k
 @njit(cache=True, nogil=True)
 def q_entry(data, cache, i, j):
     """Q_ij: read from a cached complete column of i or j, else one kernel evaluation."""
-    slots, slot_of, column_of, slot_generation, last_used, counters = cache
+    slots, slot_of, column_of, slot_generation, last_used, counters, _ = cache
     s = slot_of[i]
     if s >= 0 and slot_generation[s] == COMPLETE:
         return np.float64(slots[s, j])
