@@ -276,12 +276,14 @@ def main(argv=None):
         test = load(test_name, n_features=X.shape[1]) if test_name else None
         data[name] = (X[:5000], y[:5000], test) if args.quick else (X, y, test)
     results = []
+    # after every case, so a stopped run keeps what it measured
+    partial = (out_dir or Path(tempfile.gettempdir())) / "kernel.partial.json"
     for kernel in args.kernels:  # the RBF cases first: the headline median
         for name in args.datasets:
             for C in args.C:
                 results.append(run_case(name, kernel, C, *data[name], log))
-                partial = (out_dir or Path(tempfile.gettempdir())) / "kernel.partial.json"
                 partial.write_text(json.dumps({**meta, "results": results}, indent=1))
+    partial.unlink()
     text = markdown(results, meta)
     print(text)
     if out_dir is not None:

@@ -76,8 +76,8 @@ def _dot_dense(rows, i, v):
 
 
 # Without fastmath: reassociation vectorises a CSR row's sum with gather
-# instructions, which made a column 1.4x slower than the scalar loop on short
-# rows (a9a: 14 nonzeros a row, AMD EPYC).
+# instructions, which made a column about 1.15x slower than the scalar loop on
+# short rows (a9a: 14 nonzeros a row, AMD EPYC).
 @overload(dot_dense, jit_options={"cache": True, "inline": "always"})
 def _dot_csr(rows, i, v):
     if not _is_dense(rows):
