@@ -174,11 +174,13 @@ def run_case(name, kernel, C, X, y, test, log):
                               if sp.issparse(sk.dual_coef_) else sk.dual_coef_[0])[1])
     log(f"  {case['sklearn']['seconds']:.2f} s; memory ...")
     case["dualsvm"]["peak_traced_mb"] = dualsvm_memory(X, y, kernel, C) / 2**20
-    # dualsvm's own data: the rows in LIBSVM's class order, and a dense copy when
-    # the kernel layer computes from dense rows
+    # dualsvm's own data: the rows in LIBSVM's class order, and the copy columns are
+    # computed from: dense rows, or else the rows by feature (CSC, int32 row numbers)
     data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     if _dense_enough(X):
         data += 8 * X.shape[0] * X.shape[1]
+    else:
+        data += 12 * X.nnz + 8 * (X.shape[1] + 1)
     case["data_mb"] = data / 2**20
     case["dualsvm"]["rest_in_n_vectors"] = (
         (case["dualsvm"]["peak_traced_mb"] - CACHE_MB - case["data_mb"]) * 2**20

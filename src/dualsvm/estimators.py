@@ -340,7 +340,7 @@ def _training_data(estimator, X, y):
     classes = np.unique(y)
     if len(classes) < 2:
         raise ValueError("This solver needs samples of at least 2 classes in the data, "
-                         f"but the data contains only one class: {classes[0]!r}")
+                         f"but the data contains only one class: {classes.tolist()[0]!r}")
     return X, y, classes
 
 

@@ -4,9 +4,10 @@ How a solver gets columns
 -------------------------
 A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 
-* ``qm.data``  = ``(rows, y, sq_norms, params, work)``: the training rows (a dense
-  2-D array or a CSR triple, see :mod:`dualsvm._rows`), labels, squared row norms,
-  the kernel's ``(code, gamma, coef0, degree)`` and a scratch vector;
+* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature)``: the training
+  rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm._rows`), labels,
+  squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
+  vector and, for CSR rows, the same rows by feature (a CSC triple; empty otherwise);
 * ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
   slot_length)``:
   a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
@@ -19,7 +20,7 @@ A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 Inside an ``@njit`` loop, ``col = q_column(data, cache, j, active, m)`` returns
 column j as a float32 view of its slot, valid at the positions ``active[:m]``
 (entries elsewhere are stale), computing it on a miss (in parallel over the
-entries when m is large; one dot product per entry, x_j scattered once for CSR).
+entries when m is large; see :mod:`._access` for the dot products).
 ``m == n`` asks for a complete column. The view stays valid until
 ``MIN_SLOTS - 1`` further columns have been requested (LRU eviction), so a
 solver may hold up to 7 columns at once.
@@ -49,7 +50,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .._rows import kernel_rows
-from ._access import clear_row, dense_row, dot_dense, gram_entry, row_square
+from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
 from .functions import PRECOMPUTED, kernel_from_dot, kernel_from_dots
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
@@ -107,8 +108,17 @@ class QMatrix:
         else:
             self.sq_norms = _squared_norms(self.rows, n)
             self.diag = _diagonal(self.rows, self.sq_norms, kernel.params)
-        work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
-        self.data = (self.rows, self.y, self.sq_norms, kernel.params, work)
+        if isinstance(self.rows, tuple):
+            by_feature = sp.csc_matrix(X)
+            by_feature.sort_indices()
+            by_feature = (_plain(by_feature.data, np.float64),
+                          by_feature.indices.astype(np.int32),  # row numbers: n < 2**31
+                          _plain(by_feature.indptr, np.int64))
+            work = np.zeros(n)
+        else:
+            by_feature = (np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int64))
+            work = np.zeros(0)
+        self.data = (self.rows, self.y, self.sq_norms, kernel.params, work, by_feature)
         cache_bytes = int(cache_size * 2**20)
         self.block_bytes = min(BLOCK_BYTES, cache_bytes // 16)
         self.n_slots = int(min(n, max(MIN_SLOTS, (cache_bytes - self.block_bytes)
@@ -252,11 +262,10 @@ def q_column(data, cache, j, active, m):
             start = slot_length[s]
     s = claim_slot(cache, j)
     column = slots[s]
-    rows, y, sq_norms, params, work = data
     if m - start >= _PARALLEL_ENTRIES:
-        _fill_parallel(rows, y, sq_norms, params, work, j, active, start, m, column)
+        _fill_parallel(*data, j, active, start, m, column)
     else:
-        _fill_serial(rows, y, sq_norms, params, work, j, active, start, m, column)
+        _fill_serial(*data, j, active, start, m, column)
     slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
     slot_length[s] = m
     counters[EVALUATIONS] += m - start
@@ -293,41 +302,42 @@ def _fill_signatures():
 
     params = t.Tuple((t.int64, t.float64, t.float64, t.float64))
     vec, column, index = t.float64[::1], t.float32[::1], t.int64[::1]
-    layouts = [t.float64[:, ::1]] + [t.Tuple((vec, i, t.int64[::1])) for i in (t.int32[::1], index)]
-    return [t.void(rows, vec, vec, params, vec, t.int64, index, t.int64, t.int64, column)
-            for rows in layouts]
+    by_feature = t.Tuple((vec, t.int32[::1], index))
+    layouts = [t.float64[:, ::1]] + [t.Tuple((vec, i, index)) for i in (t.int32[::1], index)]
+    return [t.void(rows, vec, vec, params, vec, by_feature, t.int64, index, t.int64, t.int64,
+                   column) for rows in layouts]
 
 
 # The precomputed test stays outside the loops over entries: inside, it made a
 # column 1.5x slower (measured on a9a rows).
 @njit(_fill_signatures(), cache=True, nogil=True, parallel=True)
-def _fill_parallel(rows, y, sq_norms, params, work, j, active, start, m, column):
+def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
     if params[0] == PRECOMPUTED:
         for k in prange(start, m):
             i = active[k]
             column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))
         return
-    xj = dense_row(rows, j, work)
+    dots = column_dots(rows, by_feature, j, work)
     for k in prange(start, m):
         i = active[k]
-        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
+        value = kernel_from_dot(params, entry_dot(rows, i, dots), sq_norms[i], sq_norms[j])
         column[i] = np.float32(y[i] * y[j] * value)
-    clear_row(rows, j, work)
+    clear_dots(rows, by_feature, j, work)
 
 
 @njit(cache=True, nogil=True)
-def _fill_serial(rows, y, sq_norms, params, work, j, active, start, m, column):
+def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
     if params[0] == PRECOMPUTED:
         for k in range(start, m):
             i = active[k]
             column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))  # row j: contiguous
         return
-    xj = dense_row(rows, j, work)
+    dots = column_dots(rows, by_feature, j, work)
     for k in range(start, m):
         i = active[k]
-        value = kernel_from_dot(params, dot_dense(rows, i, xj), sq_norms[i], sq_norms[j])
+        value = kernel_from_dot(params, entry_dot(rows, i, dots), sq_norms[i], sq_norms[j])
         column[i] = np.float32(y[i] * y[j] * value)
-    clear_row(rows, j, work)
+    clear_dots(rows, by_feature, j, work)
 
 
 @njit(cache=True, nogil=True)
