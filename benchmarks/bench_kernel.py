@@ -35,7 +35,7 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.svm import SVC as SklearnSVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_linear import machine  # noqa: E402
+from bench_linear import CapturedStdout, machine  # noqa: E402
 
 import dualsvm  # noqa: E402
 from dualsvm.kernels import make_kernel  # noqa: E402
@@ -64,25 +64,6 @@ def binary_alpha(y, support, coef):
     alpha = np.zeros(len(y))
     alpha[support] = np.abs(coef)
     return y_pm, alpha
-
-
-class CaptureStdout:
-    """Capture C-level stdout (LIBSVM prints its #iter and obj there)."""
-
-    def __enter__(self):
-        sys.stdout.flush()
-        self.file = tempfile.TemporaryFile(mode="w+b")
-        self.saved = os.dup(1)
-        os.dup2(self.file.fileno(), 1)
-        return self
-
-    def __exit__(self, *exc):
-        sys.stdout.flush()
-        os.dup2(self.saved, 1)
-        os.close(self.saved)
-        self.file.seek(0)
-        self.text = self.file.read().decode("utf-8", "replace")
-        self.file.close()
 
 
 def fit_dualsvm(X, y, kernel, C):
@@ -115,7 +96,7 @@ def fit_libsvm(X, y, kernel, C):
     code = {"rbf": 2, "sigmoid": 3}[kernel]
     options = f"-t {code} -g {1.0 / X.shape[1]!r} -c {C} -e {TOL} -m {CACHE_MB}"
     problem = svmutil.svm_problem(y, X)
-    with CaptureStdout() as out:
+    with CapturedStdout() as out:
         start = time.perf_counter()
         model = svmutil.svm_train(problem, svmutil.svm_parameter(options))
         seconds = time.perf_counter() - start
@@ -189,7 +170,7 @@ def run_case(name, kernel, C, X, y, test, log):
         Xt, yt = test
         from libsvm import svmutil
 
-        with CaptureStdout():
+        with CapturedStdout():
             predicted, _, _ = svmutil.svm_predict(yt, Xt, theirs, "-q")
         case["libsvm"]["test_accuracy"] = float(np.mean(np.array(predicted) == yt))
         ours_predicted = ours.predict(Xt)

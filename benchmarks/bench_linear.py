@@ -96,7 +96,7 @@ def matvec_seconds(X, min_total=0.3, min_runs=20):
 
 # ------------------------------------------------------------------------ solvers
 
-class _CapturedStdout:
+class CapturedStdout:
     """Redirect C-level stdout (file descriptor 1) to a temp file; ``.text`` after exit."""
 
     _libc = ctypes.CDLL(None)
@@ -123,7 +123,7 @@ def fit_liblinear(prob, n_features, loss, eps, max_iter):
     from liblinear import liblinearutil as ll
 
     param = ll.parameter(f"-s {LOSSES[loss]} -c {C} -e {eps}")
-    with _CapturedStdout() as out:
+    with CapturedStdout() as out:
         t = time.perf_counter()
         model = ll.train(prob, param)
         seconds = time.perf_counter() - t

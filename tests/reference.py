@@ -66,3 +66,11 @@ def libsvm_kernel(X, y_pm, kernel, *, C=1.0, eps=1e-3, shrinking=True, cache_siz
     support = np.array(model.get_sv_indices()) - 1
     alpha[support] = sign * np.array(model.get_sv_coef()).ravel() * y_pm[support]
     return alpha, -sign * model.rho[0], model
+
+
+def libsvm_dual(problem, eps=1e-3):
+    """LIBSVM's alpha and bias on a KernelDualProblem (one C for every row), and its
+    dual objective by our formula: (alpha, b, dual)."""
+    alpha, b, _ = libsvm_kernel(problem.X, problem.y, problem.kernel, C=float(problem.C[0]),
+                                eps=eps)
+    return alpha, b, problem.dual_from_gradient(alpha, problem.gradient(alpha))

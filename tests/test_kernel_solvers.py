@@ -13,7 +13,7 @@ from dualsvm.solvers._knapsack import conformal_pairs, solve_knapsack
 from dualsvm.solvers.cgd import CGD
 from dualsvm.solvers.dual_pgd import DualPGD
 from dualsvm.solvers.kernel_dcd import KernelDCD
-from reference import libsvm_kernel
+from reference import libsvm_dual
 
 # --- the continuous quadratic knapsack -------------------------------------------
 
@@ -182,13 +182,6 @@ def solve(solver_class, problem, tol, max_iter=100000, **params):
     return solver, run_epochs(solver, problem, Stopping(max_iter=max_iter))
 
 
-def libsvm_dual(problem, eps=1e-6):
-    """LIBSVM 3.37's C-SVC alpha on the problem, and its dual objective by our formula."""
-    alpha, _, _ = libsvm_kernel(problem.X, problem.y, problem.kernel, C=float(problem.C[0]),
-                                eps=eps)
-    return alpha, problem.dual_from_gradient(alpha, problem.gradient(alpha))
-
-
 def max_violation(problem, alpha, gradient):
     score = -problem.y * gradient
     up, low = problem.bias_sets(alpha)
@@ -212,7 +205,7 @@ def test_cgd_objective_equals_libsvm(heart, kernel, C, coef0, pairs):
         assert problem.q.diag.min() < 0
     solver, result = solve(CGD, problem, 1e-8, pairs=pairs)
     assert result.status == "converged"
-    _, theirs = libsvm_dual(problem)
+    _, _, theirs = libsvm_dual(problem, eps=1e-6)
     assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
     assert abs(problem.y @ solver.alpha) <= 1e-10 * solver.alpha.sum()
     assert np.all(solver.alpha >= 0) and np.all(solver.alpha <= problem.upper_bound)
@@ -228,7 +221,7 @@ def test_cgd_on_a9a_subsample_equals_libsvm(load):
     X, y = load("a9a.bz2")
     problem = kernel_problem(X[:1500], y[:1500], "rbf", C=1.0)
     solver, result = solve(CGD, problem, 1e-7, pairs=3)
-    _, theirs = libsvm_dual(problem, eps=1e-5)
+    _, _, theirs = libsvm_dual(problem, eps=1e-5)
     assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
 
 
@@ -289,7 +282,7 @@ def test_kernel_dcd_shrinking_changes_little(heart):
 def test_pgd_reaches_the_libsvm_objective(heart, kernel):
     problem = kernel_problem(*heart, kernel)
     solver, result = solve(DualPGD, problem, 1e-6, penalty=100.0)
-    _, theirs = libsvm_dual(problem)
+    _, _, theirs = libsvm_dual(problem, eps=1e-6)
     # the penalty leaves |y'a| ~ |b| / c before the repair; the repaired point is feasible
     assert abs(result.dual - theirs) <= 1e-5 * abs(theirs)
     assert result.dual <= theirs * (1 + 1e-9)  # a feasible point cannot beat the optimum
@@ -337,7 +330,7 @@ def test_warm_start_keeps_the_equality(heart):
     solver = CGD(problem, 1e-8, alpha=np.random.default_rng(0).uniform(0, 2, 270))
     assert abs(problem.y @ solver.alpha) < 1e-9
     result = run_epochs(solver, problem, Stopping(max_iter=100000))
-    _, theirs = libsvm_dual(problem)
+    _, _, theirs = libsvm_dual(problem, eps=1e-6)
     assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
 
 
