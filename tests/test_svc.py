@@ -1,4 +1,5 @@
-"""dualsvm.SVC: scikit-learn's contract, LIBSVM's model layout and predictions, bad input."""
+"""dualsvm.SVC: LIBSVM's model layout and predictions, bad input (its scikit-learn
+contract is checked in test_estimator_checks.py)."""
 
 import json
 import tracemalloc
@@ -10,28 +11,9 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC as SkSVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dualsvm import SVC
 from dualsvm.kernel_training import SOLVERS
-
-# tol=1e-9 and a fixed gamma (gamma="scale" depends on the rows) for the sample-weight
-# equivalences; an RBF kernel keeps that quick (a
-# linear kernel on the checks' sparse data needs 8.5 million steps, in LIBSVM too)
-ESTIMATORS = [SVC(), SVC(gamma=0.5, tol=1e-9), SVC(kernel="precomputed")]
-
-
-def expected_failures(estimator):
-    if estimator.tol < 1e-8:
-        return {}
-    reason = "at the default tol the solutions of the two fits differ by about tol"
-    return {"check_sample_weight_equivalence_on_dense_data": reason,
-            "check_sample_weight_equivalence_on_sparse_data": reason}
-
-
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
-def test_sklearn_estimator_contract(estimator, check):
-    check(estimator)
 
 
 def _int32(X):
