@@ -1,34 +1,49 @@
 """Out-of-core training (BM, SBM, DCL) beside in-memory DCD, under a memory budget.
 
-Every run is a fresh subprocess that imports dualsvm, compiles the kernels on a
-tiny dataset, resets its peak RSS (``/proc/self/clear_refs``) and records the RSS
-after imports; it then trains and reports wall time (JIT excluded), passes over
-the disk (evaluation passes included), peak RSS above the post-import RSS, the
-primal objective and the relative duality gap. The in-memory run reads the
-whole dataset (through the same block reader) and runs DCD; its primal is the
-reference for the relative difference.
+For every data set and loss, every method stops on the same rule: the relative
+duality gap (P - D) / P <= ``--gap-tol``, computed by ``dualsvm.problem.relative_gap``
+(in memory after every epoch; out of core from the streamed estimate, certified
+by an exact pass, see ``dualsvm.outofcore.solvers``). Each solver's own
+projected-gradient ``tol`` is 1e-12, so the gap is what stops them.
 
-Usage (timing runs under the shared lock)::
+Setup is outside the clock for every method: the svmlight file is converted
+once (``dualsvm convert``, rows shuffled) into blocks of at most 1/16 of the
+budget, and the in-memory run loads that dataset before its clock starts. Each
+run is a fresh subprocess that imports dualsvm, compiles the kernels on a tiny
+set, resets its peak RSS (``/proc/self/clear_refs``) and then trains. Best of
+``--repeats`` runs (interleaved across methods); peak RSS is the largest of
+them, above the RSS after imports and JIT. Threads: in-memory DCD runs on one
+thread; BM, SBM and DCL run a reader thread (read, check, decompress, and for
+DCL screen each block) beside the trainer.
 
-    flock /tmp/dualsvm-bench.lock python benchmarks/bench_outofcore.py \\
-        --data DIR [DIR ...] --fraction 0.25 --out benchmarks/results/outofcore
+Usage (timing runs under the shared lock, nothing else running)::
 
-    # one method on one dataset (the 10 GB run)
-    python benchmarks/bench_outofcore.py --data DIR --methods dcl bm --memory 2048 \\
-        --no-in-memory --time-limit 1800 --out benchmarks/results/outofcore_10gb
+    flock /tmp/dualsvm-bench.lock python benchmarks/bench_outofcore.py
 
-Datasets are made by ``dualsvm convert`` (see benchmarks/README.md).
+    # the 10 GB run: a converted directory, one method, a fixed budget
+    python benchmarks/bench_outofcore.py --dataset-dir DIR --methods dcl bm \\
+        --memory 2048 --repeats 1 --time-limit 1800 --output-dir /tmp/ooc10
 """
 
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import DATA_DIR, RESULTS_DIR, command_line, machine, machine_lines  # noqa: E402
+
+SETS = {  # name: (svmlight file, degree-2 expansion)
+    "a9a": ("a9a.bz2", False),
+    "w8a": ("w8a.bz2", False),
+    "ijcnn1": ("ijcnn1.bz2", False),
+    "a9a-poly2": ("a9a.bz2", True),
+    "ijcnn1-poly2": ("ijcnn1.bz2", True),
+}
+METHODS = ("in-memory", "bm", "sbm", "dcl")
+LOSSES = ("squared_hinge", "hinge")
 
 
 def _rss_kb(field):
@@ -49,47 +64,50 @@ def run_one(args):
     from dualsvm.problem import DualProblem
     from dualsvm.solvers import DualCD, Stopping, run_epochs
 
-    data = os.environ.get("DUALSVM_DATA", "/work/shared/data")
     with tempfile.TemporaryDirectory() as tmp:  # compile everything on a tiny set
-        tiny = convert(os.path.join(data, "heart_scale"), os.path.join(tmp, "h"), block_mb=0.002)
+        tiny = convert(str(DATA_DIR / "heart_scale"), os.path.join(tmp, "h"), block_mb=0.002)
         for method in ("bm", "sbm", "dcl"):
-            fit(tiny, method=method, memory=0.02, max_iter=2)
+            fit(tiny, method=method, memory=0.05, max_iter=2, loss=args.loss)
         X, y = tiny.load()
         p = DualProblem(X, np.where(y > 0, 1.0, -1.0), np.ones(len(y)), args.loss, "augmented")
-        run_epochs(DualCD(p, 0.1, random_state=np.random.default_rng(0)), p, Stopping(max_iter=2))
+        run_epochs(DualCD(p, 0.1, random_state=np.random.default_rng(0)), p,
+                   Stopping(max_iter=2, gap_tol=1e-3))
         del X, y, p
     ds = DiskDataset(args.run_data)
+    if args.run_method == "in-memory":  # loading is setup: before the clock and the peak
+        X, y = ds.load()
+        problem = DualProblem(X, np.where(y == ds.labels[-1], 1.0, -1.0),
+                              np.full(len(y), args.C), args.loss, "augmented")
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # reset VmHWM to the current RSS
     base = _rss_kb("VmRSS")
     start = time.perf_counter()
     if args.run_method == "in-memory":
-        X, y = ds.load()
-        loaded = time.perf_counter() - start
-        problem = DualProblem(X, np.where(y == ds.labels[-1], 1.0, -1.0),
-                              np.full(len(y), args.run_C), args.loss, "augmented")
-        solver = DualCD(problem, args.tol_in_memory, random_state=np.random.default_rng(0))
-        r = run_epochs(solver, problem, Stopping(max_iter=100000, monitor=False,
+        solver = DualCD(problem, 1e-12, random_state=np.random.default_rng(0))
+        r = run_epochs(solver, problem, Stopping(max_iter=100000, gap_tol=args.gap_tol,
                                                  time_limit=args.time_limit))
-        out = {"passes": 1.0, "epochs": r.n_iter, "load_seconds": loaded}
+        seconds = time.perf_counter() - start
+        out = {"passes": 0.0, "epochs": r.n_iter, "primal": r.primal, "dual": r.dual,
+               "gap": r.gap, "status": r.status}
     else:
-        r = fit(ds, method=args.run_method, memory=args.run_memory, C=args.run_C, loss=args.loss,
-                gap_tol=args.gap_tol, max_iter=100000, time_limit=args.time_limit,
-                random_state=0)
-        out = {"passes": r.passes, "epochs": r.n_iter,
-               "cache_rows": max(h.get("cache_size", 0) for h in r.history) if r.history else 0,
-               "history": [{k: h[k] for k in ("epoch", "seconds", "primal", "dual", "gap",
-                                               "passes", "cache_size")} for h in r.history]}
-    seconds = time.perf_counter() - start
-    out.update(seconds=seconds, primal=r.primal, dual=r.dual, gap=r.gap, status=r.status,
-               peak_mb=(_rss_kb("VmHWM") - base) / 1024, base_mb=base / 1024)
+        r = fit(ds, method=args.run_method, memory=args.run_memory, C=args.C, loss=args.loss,
+                tol=1e-12, gap_tol=args.gap_tol, max_iter=100000, time_limit=args.time_limit,
+                random_state=args.seed)
+        seconds = time.perf_counter() - start
+        history = r.history_[0]
+        out = {"passes": history[-1]["passes"], "epochs": r.n_iter_, "primal": float(r.primal_[0]),
+               "dual": float(r.dual_[0]), "gap": float(r.gap_[0]), "status": r.status_[0],
+               "cache_rows": max(h["cache_size"] for h in history),
+               "wait_share": float(np.mean([h["wait_share"] for h in history])),
+               "exact_passes": sum(h["certified"] for h in history)}
+    out.update(seconds=seconds, peak_mb=(_rss_kb("VmHWM") - base) / 1024, base_mb=base / 1024)
     print(json.dumps(out))
 
 
-def measure(data, method, memory, args):
+def measure(data, method, memory, loss, args):
     cmd = [sys.executable, __file__, "--run-data", data, "--run-method", method,
-           "--run-memory", str(memory), "--run-C", str(args.run_C), "--loss", args.loss,
-           "--gap-tol", str(args.gap_tol), "--tol-in-memory", str(args.tol_in_memory)]
+           "--run-memory", str(memory), "--C", str(args.C), "--run-loss", loss,
+           "--gap-tol", str(args.gap_tol), "--seed", str(args.seed)]
     if args.time_limit:
         cmd += ["--time-limit", str(args.time_limit)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -98,91 +116,131 @@ def measure(data, method, memory, args):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def prepared(name, args):
+    """The converted dataset of set ``name`` with blocks of 1/16 of its budget, and the budget."""
+    from dualsvm.outofcore import DiskDataset, convert
+    from dualsvm.outofcore.format import block_nbytes
+
+    source, poly2 = SETS[name]
+    whole = os.path.join(args.workdir, f"{name}-whole")
+    if not os.path.isdir(whole):  # one block: its size gives the budget
+        convert(str(DATA_DIR / source), whole, block_mb=1e6, poly2=poly2, shuffle=False)
+    full = DiskDataset(whole)
+    budget = args.fraction * block_nbytes(full.n_samples, full.nnz) / 2**20
+    path = os.path.join(args.workdir, f"{name}-blocks")
+    if not os.path.isdir(path):
+        convert(str(DATA_DIR / source), path, block_mb=budget / 16, poly2=poly2,
+                shuffle=True, seed=0)
+    return path, budget
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", nargs="+", help="dataset directories (dualsvm convert)")
-    parser.add_argument("--methods", nargs="+", default=["bm", "sbm", "dcl"])
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--dataset-dir", nargs="+", default=[],
+                        help="already converted datasets (used as they are, with --memory)")
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    parser.add_argument("--losses", nargs="+", default=list(LOSSES), choices=LOSSES)
     parser.add_argument("--fraction", type=float, default=0.25,
                         help="memory budget as a fraction of the in-memory size")
-    parser.add_argument("--memory", type=float, help="memory budget in MB (overrides --fraction)")
-    parser.add_argument("--no-in-memory", action="store_true")
-    parser.add_argument("--C", type=float, nargs="+", default=[1.0],
-                        help="C, one for all datasets or one per dataset")
-    parser.add_argument("--loss", default="squared_hinge")
-    parser.add_argument("--gap-tol", type=float, default=5e-4)
-    parser.add_argument("--tol-in-memory", type=float, default=1e-4)
+    parser.add_argument("--memory", type=float, help="budget in MB for --dataset-dir")
+    parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--gap-tol", type=float, default=1e-3)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float)
-    parser.add_argument("--out")
+    parser.add_argument("--workdir", default=os.path.join("/tmp", "dualsvm-bench-ooc"),
+                        help="where converted datasets are kept between runs")
+    parser.add_argument("--output-dir", default=str(RESULTS_DIR))
+    parser.add_argument("--name", default="outofcore")
     parser.add_argument("--run-data", help=argparse.SUPPRESS)
     parser.add_argument("--run-method", help=argparse.SUPPRESS)
     parser.add_argument("--run-memory", type=float, help=argparse.SUPPRESS)
-    parser.add_argument("--run-C", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--run-loss", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_data:
+        args.loss = args.run_loss
         return run_one(args)
 
-    import numpy as np
-
-    from dualsvm import __version__
     from dualsvm.outofcore import DiskDataset
 
+    os.makedirs(args.workdir, exist_ok=True)
+    info = machine()
+    targets = [(name, *prepared(name, args)) for name in ([] if args.dataset_dir else args.sets)]
+    targets += [(os.path.basename(os.path.normpath(d)), d, args.memory) for d in args.dataset_dir]
     rows = []
-    costs = args.C * len(args.data) if len(args.C) == 1 else args.C
-    for data, C in zip(args.data, costs, strict=True):
-        args.run_C = C
-        ds = DiskDataset(data)
-        memory = args.memory or args.fraction * ds.nbytes / 2**20
-        info = {"data": os.path.basename(os.path.normpath(data)), "C": C, "n": ds.n_samples,
-                "d": ds.n_features, "nnz": ds.nnz, "blocks": ds.n_blocks,
-                "memory_mb": memory, "in_memory_mb": ds.nbytes / 2**20,
-                "disk_mb": ds.disk_nbytes / 2**20, "block_mb": ds.max_block_nbytes / 2**20}
-        reference = None
-        methods = ([] if args.no_in_memory else ["in-memory"]) + args.methods
-        for method in methods:
-            result = measure(data, method, memory, args)
-            if method == "in-memory":
-                reference = result["primal"]
-            result.update(info, method=method,
-                          rel_diff=None if reference is None else (result["primal"] - reference) / reference)
-            rows.append(result)
-            print(f"{info['data']:>22} {method:>9} {result['seconds']:9.1f} s "
-                  f"{result['passes']:7.1f} passes {result['peak_mb']:8.1f} MB peak "
-                  f"primal {result['primal']:.8g} gap {result['gap']:.1e} "
-                  f"rel {result['rel_diff'] if result['rel_diff'] is not None else float('nan'):.1e} "
-                  f"{result['status']}", flush=True)
-    if args.out:
-        machine = {"python": platform.python_version(), "machine": platform.machine(),
-                   "cpus": os.cpu_count(), "dualsvm": __version__, "numpy": np.__version__}
-        command = "python benchmarks/bench_outofcore.py " + " ".join(sys.argv[1:])
-        with open(args.out + ".json", "w") as f:
-            json.dump({"command": command, "machine": machine, "runs": rows}, f, indent=1)
-        with open(args.out + ".md", "w") as f:
-            f.write(_markdown(rows, command, machine, args))
+    for name, path, memory in targets:
+        ds = DiskDataset(path)
+        about = {"data": name, "C": args.C, "n": ds.n_samples, "d": ds.n_features,
+                 "nnz": ds.nnz, "blocks": ds.n_blocks, "memory_mb": memory,
+                 "in_memory_mb": ds.nbytes / 2**20, "disk_mb": ds.disk_nbytes / 2**20,
+                 "block_mb": ds.max_block_nbytes / 2**20}
+        for loss in args.losses:
+            runs = {m: [] for m in args.methods}
+            for _ in range(args.repeats):  # interleaved: load hits every method alike
+                for method in args.methods:
+                    runs[method].append(measure(path, method, memory, loss, args))
+            reference = None
+            for method in args.methods:
+                best = min(runs[method], key=lambda r: r["seconds"])
+                best["peak_mb"] = max(r["peak_mb"] for r in runs[method])
+                best["all_seconds"] = [r["seconds"] for r in runs[method]]
+                if method == "in-memory":
+                    reference = best
+                best.update(about, method=method, loss=loss)
+                if reference is not None:
+                    best["ratio"] = best["seconds"] / reference["seconds"]
+                    best["rel_diff"] = (best["primal"] - reference["primal"]) / reference["primal"]
+                rows.append(best)
+                print(f"{name:>13} {loss:>13} {method:>9} {best['seconds']:8.2f} s "
+                      f"x{best.get('ratio', float('nan')):5.2f} {best['passes']:6.1f} passes "
+                      f"{best['peak_mb']:7.1f} MB peak gap {best['gap']:.1e} "
+                      f"{best['status']}", flush=True)
+    load_at_end = [round(x, 2) for x in os.getloadavg()]
+    info["load_average_at_end"] = load_at_end
+    os.makedirs(args.output_dir, exist_ok=True)
+    out = os.path.join(args.output_dir, args.name)
+    with open(out + ".json", "w") as f:
+        json.dump({"command": command_line(), "machine": info, "runs": rows}, f, indent=1)
+    with open(out + ".md", "w") as f:
+        f.write(_markdown(rows, command_line(), info, args))
 
 
-def _markdown(rows, command, machine, args):
-    lines = [f"# Out-of-core training\n\nCommand: `{command}`\n\nMachine: {machine}\n",
-             f"Problem: {args.loss}, augmented bias (B = 1), C per dataset. Out-of-core runs "
-             f"stop at a relative duality gap of {args.gap_tol:g} (certified after each pass "
-             f"by one more pass); in-memory DCD stops at LIBLINEAR's tol = "
-             f"{args.tol_in_memory:g}. Peak RSS is above the RSS after imports and JIT; the "
-             "budget bounds rows in memory (blocks and caches), the O(n + d) vectors "
-             "(alpha, w) come on top. Passes count every read of the data on disk.\n"]
+def _markdown(rows, command, info, args):
+    lines = ["# Out-of-core training\n", f"Command: `{command}`\n",
+             *machine_lines(info, info["load_average_at_end"]), "",
+             f"C = {args.C:g}, augmented bias (B = 1). Every method stops at a relative duality "
+             f"gap of {args.gap_tol:g}, computed by the same function (out of core: the streamed "
+             "estimate, certified by an exact pass); solver tol 1e-12. Budget: "
+             f"{args.fraction:g} of the data's in-memory size, blocks of at most 1/16 of the "
+             "budget, rows shuffled at conversion. Conversion and the in-memory run's loading "
+             f"are outside the clock. Best of {args.repeats} runs. Threads: in-memory DCD 1; "
+             "BM, SBM, DCL a reader thread beside the trainer. `ratio`: wall time over "
+             "in-memory DCD's. `passes`: reads of the whole data (exact certificates "
+             "included; `exact` counts those passes). `peak`: peak RSS above the RSS after "
+             "imports and JIT (max over the runs), against the budget; `n-vectors`: "
+             "(peak - budget) / 8n, the O(n) part. `rel. diff`: primal against in-memory "
+             "DCD's at the same gap. `wait`: mean share of a pass the trainer waited for "
+             "the disk.\n"]
     current = None
     for r in rows:
         if r["data"] != current:
             current = r["data"]
-            lines.append(f"\n## {current}, C = {r['C']:g}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
-                         f"{r['in_memory_mb']:.0f} MB in memory, {r['disk_mb']:.0f} MB on disk "
-                         f"({r['blocks']} blocks of <= {r['block_mb']:.1f} MB); budget "
-                         f"{r['memory_mb']:.0f} MB\n")
-            lines.append("| method | wall s | passes | peak RSS MB | primal | rel. gap | "
-                         "rel. diff to in-memory | cache rows | status |")
-            lines.append("|---|---|---|---|---|---|---|---|---|")
-        rel = "" if r["rel_diff"] is None else f"{r['rel_diff']:.1e}"
-        lines.append(f"| {r['method']} | {r['seconds']:.1f} | {r['passes']:.1f} | "
-                     f"{r['peak_mb']:.0f} | {r['primal']:.10g} | {r['gap']:.1e} | {rel} | "
-                     f"{r.get('cache_rows', '')} | {r['status']} |")
+            lines.append(f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
+                         f"{r['in_memory_mb']:.1f} MB in memory, {r['disk_mb']:.1f} MB on "
+                         f"disk, {r['blocks']} blocks of <= {r['block_mb']:.2f} MB; budget "
+                         f"{r['memory_mb']:.2f} MB\n")
+            lines.append("| loss | method | wall s | ratio | passes | exact | peak MB | "
+                         "n-vectors | primal | rel. gap | rel. diff | cache rows | wait | status |")
+            lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        ooc = r["method"] != "in-memory"
+        over = (r["peak_mb"] - r["memory_mb"]) * 2**20 / (8 * r["n"]) if ooc else float("nan")
+        lines.append(
+            f"| {r['loss']} | {r['method']} | {r['seconds']:.2f} | {r.get('ratio', float('nan')):.2f} | "
+            f"{r['passes']:.0f} | {r.get('exact_passes', '')} | {r['peak_mb']:.1f} | "
+            f"{'' if not ooc else f'{over:.1f}'} | {r['primal']:.10g} | {r['gap']:.1e} | "
+            f"{r.get('rel_diff', float('nan')):.1e} | {r.get('cache_rows', '')} | "
+            f"{'' if not ooc else format(r['wait_share'], '.2f')} | {r['status']} |")
     return "\n".join(lines) + "\n"
 
 

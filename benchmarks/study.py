@@ -18,20 +18,32 @@ augmented feature, exact bias through the constraint y'a = 0), each against the
 optimum of its own problem, and a third dual against primal on subsamples of the
 Cleveland heart-disease data (n = 30 and 300).
 
-Timing: only the solver's work is timed (``epoch()``, ``partial_fit``,
-``ll.train``); after each epoch on a log-spaced grid (epochs 1-10, then every
-~20 %, and the last) the model is copied and scored outside the clock. Numba
-compilation is excluded by a warm-up on heart_scale. Each run is capped by
-``--time-cap`` seconds of solver time and ``--max-epochs`` (the exact bias gets
-``--exact-cap``). P* of each problem: a DCD run at tol 1e-8 (at most 20000
-epochs, 30 s; for the exact bias the capped run itself) or the lowest objective
-any method reached, whichever is lower; its duality gap is reported, and
-suboptimalities below it are not resolved.
+Timing: the solver's work is timed with its setup, for every method alike
+(building the problem and the solver, ``epoch()``; ``partial_fit``, which
+validates its input every call; ``ll.problem`` + ``ll.train``); after each epoch
+on a log-spaced grid (epochs 1-10, then every ~20 %, and the last) the model is
+copied and scored outside the clock. Every trajectory runs ``--repeats`` times
+(default 3, interleaved across methods; seeded, so the same epochs) and each
+point keeps its fastest time; each LIBLINEAR eps is likewise the best of
+``--repeats`` runs. Numba compilation is excluded by a warm-up on heart_scale.
+All methods run single-threaded (dualsvm's linear and primal kernels have no
+parallel region; LIBLINEAR and SGDClassifier are serial); the tables give CPU /
+wall of every run.
+
+Stopping, the same for all: each trajectory runs until ``--time-cap`` seconds
+of solver time or ``--max-epochs`` epochs (the exact bias gets ``--exact-cap``);
+the dual CD runs also end when their own rule at tol 1e-8 holds, at the optimum
+(below every target). A LIBLINEAR point is one run stopped by its eps (or its 300
+epochs); the ladder stops after the first point slower than the time cap. P* of
+each problem: a DCD run at tol 1e-8 (at most 20000 epochs, 30 s; for the exact
+bias the capped run itself) or the lowest objective any method reached, whichever
+is lower; its duality gap is reported, and suboptimalities below it are not
+resolved.
 
 Run from the repository root (``pip install -e .[bench]`` first), under the lock
 that keeps benchmarks from overlapping::
 
-    flock /tmp/dualsvm-bench.lock python benchmarks/study.py            # about 8 min
+    flock /tmp/dualsvm-bench.lock python benchmarks/study.py            # about 12 min
     python benchmarks/study.py --quick --output-dir /tmp/study           # smoke test
 
 Writes ``benchmarks/results/study.json`` (every record), ``study.md`` (tables)
@@ -53,14 +65,12 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_linear import fit_liblinear, machine  # noqa: E402  (same peers, same machine record)
+from dualsvm.problem import DualProblem
+from dualsvm.solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
 
-from dualsvm.problem import DualProblem  # noqa: E402
-from dualsvm.solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs  # noqa: E402
+from bench_linear import fit_liblinear  # the same peer call as the speed benchmark
+from common import DATA_DIR, REPO, Clock, command_line, machine
 
-REPO = Path(__file__).resolve().parents[1]
-DATA_DIR = Path(os.environ.get("DUALSVM_DATA", REPO.parent / "shared" / "data"))
 SEED = 0
 C = 1.0
 LOSS = "hinge"
@@ -160,21 +170,38 @@ def on_grid(epoch):
     return epoch <= 10 or int(np.log(epoch) / np.log(1.2)) != int(np.log(epoch - 1) / np.log(1.2))
 
 
-def trajectory(step, score, max_epochs, time_cap):
+def trajectory(step, score, max_epochs, time_cap, setup):
     """Run ``step()`` (timed; returns True when converged) epoch by epoch and
-    ``score()`` (untimed) on the grid and at the end: list of records."""
+    ``score()`` (untimed) on the grid and at the end: list of records. The clock
+    starts with the ``setup`` Clock's seconds (building the problem and solver)."""
     records = []
-    elapsed = 0.0
+    elapsed, cpu = setup.seconds, setup.cpu_seconds
     for epoch in range(1, max_epochs + 1):
-        start = time.perf_counter()
-        converged = step()
-        elapsed += time.perf_counter() - start
+        with Clock() as clock:
+            converged = step()
+        elapsed += clock.seconds
+        cpu += clock.cpu_seconds
         last = converged or elapsed >= time_cap or epoch == max_epochs
         if on_grid(epoch) or last:
-            records.append({"epoch": epoch, "seconds": elapsed, **score()})
+            records.append({"epoch": epoch, "seconds": elapsed, "cpu_seconds": cpu, **score()})
         if last:
             break
     return records
+
+
+def fastest(trials, key="epoch"):
+    """One run from repeated ones: the points of the run that got furthest, each the
+    fastest record with its ``key`` (epoch; eps for the LIBLINEAR ladder) among all runs.
+
+    The trajectories are seeded, so a given epoch has the same model in every run.
+    """
+    best = {}
+    for records in trials:
+        for r in records:
+            if r[key] not in best or r["seconds"] < best[r[key]]["seconds"]:
+                best[r[key]] = r
+    furthest = max(trials, key=len if key == "eps" else lambda records: records[-1]["epoch"])
+    return [best[r[key]] for r in furthest]
 
 
 def scorer(problem, X_test, y_test, model):
@@ -190,43 +217,54 @@ def scorer(problem, X_test, y_test, model):
 
 
 def run_method(kind, options, X, y, X_test, y_test, bias, caps):
-    """Records of one method on one problem."""
-    problem = DualProblem(X, y, np.full(len(y), C), LOSS, bias)
+    """Records of one run of a method on one problem (for LIBLINEAR: one ladder)."""
     rng = np.random.default_rng(SEED)
-    if kind in ("dcd", "pair"):
-        cls = PairCD if bias == "exact" else DualCD
-        solver = cls(problem, 1e-8, random_state=rng, **options)
+    if kind in ("dcd", "pegasos", "implicit"):
+        with Clock() as setup:
+            problem = DualProblem(X, y, np.full(len(y), C), LOSS, bias)
+            if kind == "dcd":
+                cls = PairCD if bias == "exact" else DualCD
+                solver = cls(problem, 1e-8, random_state=rng, **options)
+            else:
+                solver = (Pegasos if kind == "pegasos" else ImplicitSGD)(problem, random_state=rng)
         if bias == "exact":
             model = lambda: (solver.w, problem.evaluate(solver.alpha, solver.w)[3])  # noqa: E731
         else:
             model = lambda: (solver.w, 0.0)  # noqa: E731
-        return trajectory(solver.epoch, scorer(problem, X_test, y_test, model), *caps)
-    if kind in ("pegasos", "implicit"):
-        solver = (Pegasos if kind == "pegasos" else ImplicitSGD)(problem, random_state=rng)
-        return trajectory(solver.epoch, scorer(problem, X_test, y_test, lambda: (solver.w, 0.0)),
-                          *caps)
+        return trajectory(solver.epoch, scorer(problem, X_test, y_test, model), *caps, setup)
+    problem = DualProblem(X, y, np.full(len(y), C), LOSS, bias)  # scores the peers' models
     if kind == "sgdclassifier":
-        sgd = SGDClassifier(loss="hinge", alpha=1.0 / (C * len(y)), fit_intercept=False,
-                            random_state=SEED)
+        with Clock() as setup:
+            sgd = SGDClassifier(loss="hinge", alpha=1.0 / (C * len(y)), fit_intercept=False,
+                                random_state=SEED)
 
         def step():
             sgd.partial_fit(X, y, classes=[-1.0, 1.0])
             return False
-        return trajectory(step, scorer(problem, X_test, y_test, lambda: (sgd.coef_[0], 0.0)), *caps)
+        return trajectory(step, scorer(problem, X_test, y_test, lambda: (sgd.coef_[0], 0.0)),
+                          *caps, setup)
     if kind == "liblinear":
-        from liblinear import liblinearutil as ll
-
-        prob = ll.problem(y, X)
         records = []
-        for eps in LIBLINEAR_EPS:  # best of 3: one run is a single, short timing
-            runs = [fit_liblinear(prob, X.shape[1], LOSS, eps, None) for _ in range(3)]
-            seconds, w, n_iter, status = min(runs, key=lambda run: run[0])
-            records.append({"eps": eps, "epoch": n_iter, "seconds": seconds, "status": status,
-                            **scorer(problem, X_test, y_test, lambda: (w, 0.0))()})
-            if seconds > caps[1]:
+        for eps in LIBLINEAR_EPS:
+            run = fit_liblinear(X, y, LOSS, eps)
+            records.append({"eps": eps, "epoch": run["n_iter"], "seconds": run["seconds"],
+                            "cpu_seconds": run["cpu_seconds"], "status": run["status"],
+                            **scorer(problem, X_test, y_test, lambda: (run["w"], 0.0))()})
+            if run["seconds"] > caps[1]:
                 break
         return records
     raise ValueError(kind)
+
+
+def repeated(repeats, methods, X, y, X_test, y_test):
+    """{label: fastest(runs)} of ``repeats`` runs of every (label, kind, options,
+    bias, caps) in ``methods``, interleaved across methods."""
+    trials = {method[0]: [] for method in methods}
+    for _ in range(repeats):
+        for label, kind, options, bias, caps in methods:
+            trials[label].append(run_method(kind, options, X, y, X_test, y_test, bias, caps))
+    return {label: fastest(trials[label], "eps" if kind == "liblinear" else "epoch")
+            for label, kind, _, _, _ in methods}
 
 
 def reference(X, y, bias, warm=None):
@@ -277,7 +315,8 @@ def summarise(runs, optimum):
     return {label: {"reach": {str(t): first_reach(records, optimum, t) for t in TARGETS},
                     "final_suboptimality": (records[-1]["primal"] - optimum) / optimum,
                     "final_accuracy": records[-1].get("accuracy"),
-                    "seconds": records[-1]["seconds"], "epochs": records[-1]["epoch"]}
+                    "seconds": records[-1]["seconds"], "epochs": records[-1]["epoch"],
+                    "cores_busy": records[-1]["cpu_seconds"] / records[-1]["seconds"]}
             for label, records in runs.items()}
 
 
@@ -382,6 +421,8 @@ def warm_up():
             run_method(kind, options, X, y, X, y, bias, (3, 10.0))
             run_method(kind, options, X.toarray(), y, X.toarray(), y, bias, (3, 10.0))
     run_method("dcd", {}, X, y, X, y, "exact", (3, 10.0))
+    run_method("sgdclassifier", {}, X, y, X, y, "none", (3, 10.0))  # the peers' first calls
+    run_method("liblinear", {}, X, y, X, y, "none", (3, 10.0))
 
 
 def main(argv=None):
@@ -392,6 +433,8 @@ def main(argv=None):
     parser.add_argument("--exact-cap", type=float, default=15.0,
                         help="solver seconds of the exact-bias run (default 15)")
     parser.add_argument("--max-epochs", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="runs per method, each point's fastest kept (default 3, 1 with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help="a9a's first 5000 rows, 1 s caps, writes nothing unless --output-dir")
     parser.add_argument("--report", type=Path, metavar="JSON",
@@ -408,6 +451,7 @@ def main(argv=None):
         return
     if args.quick:
         args.datasets, args.time_cap, args.exact_cap = ["a9a"], 1.0, 2.0
+    repeats = args.repeats or (1 if args.quick else 3)
     write = not args.quick or args.output_dir is not None
     results_dir = args.output_dir or REPO / "benchmarks" / "results"
     figures_dir = args.output_dir or REPO / "docs" / "figures"
@@ -422,12 +466,13 @@ def main(argv=None):
     if args.boundary_only:
         return
     start = time.perf_counter()
-    results = {"command": "python benchmarks/study.py " + " ".join(argv or sys.argv[1:]),
+    results = {"command": command_line(argv),
                "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "machine": machine(),
                "settings": {"C": C, "loss": LOSS, "time_cap": args.time_cap,
                             "exact_cap": args.exact_cap, "max_epochs": args.max_epochs,
-                            "liblinear_eps": LIBLINEAR_EPS, "seed": SEED},
+                            "liblinear_eps": LIBLINEAR_EPS, "seed": SEED,
+                            "repeats": repeats},
                "datasets": {}, "bias": {}, "cleveland": {}}
     log("warm-up (JIT) ...")
     warm_up()
@@ -435,10 +480,11 @@ def main(argv=None):
     for name in args.datasets:
         X, y, X_test, y_test, note = load(name, args.quick)
         log(f"{name}: n = {X.shape[0]}, d = {X.shape[1]}, nnz = {X.nnz}, test n = {len(y_test)}")
-        runs = {}
-        for label, (kind, options) in METHODS.items():
-            runs[label] = run_method(kind, options, X, y, X_test, y_test, "none", caps)
-            last = runs[label][-1]
+        runs = repeated(repeats, [(label, kind, options, "none", caps)
+                                  for label, (kind, options) in METHODS.items()],
+                        X, y, X_test, y_test)
+        for label, records in runs.items():
+            last = records[-1]
             log(f"  {label}: {last['epoch']} epochs, {last['seconds']:.2f} s, P = {last['primal']:.10g}")
         ref = reference(X, y, "none")
         optimum, certified = optimum_of(ref, runs.values())
@@ -452,15 +498,17 @@ def main(argv=None):
             figure_dataset(name, runs, optimum, note, figures_dir / f"study_{name}.png")
 
         # bias treatments, each against its own optimum
-        bias_runs, bias_optimum, bias_refs, bias_certified = {}, {}, {}, {}
+        bias_runs = repeated(
+            repeats, [(label, "dcd", {}, bias,
+                       (args.max_epochs * 10, args.exact_cap) if bias == "exact" else caps)
+                      for label, bias in BIAS_METHODS.items() if bias != "none"],
+            X, y, X_test, y_test)
+        bias_runs = {label: runs["DCD random, shrinking"] if bias == "none" else bias_runs[label]
+                     for label, bias in BIAS_METHODS.items()}
+        bias_optimum, bias_refs, bias_certified = {}, {}, {}
         previous = None
         for label, bias in BIAS_METHODS.items():
-            if bias == "none":
-                records = runs["DCD random, shrinking"]
-            else:
-                cap = (args.max_epochs * 10, args.exact_cap) if bias == "exact" else caps
-                records = run_method("dcd", {}, X, y, X_test, y_test, bias, cap)
-            bias_runs[label] = records
+            records = bias_runs[label]
             ref = ref if bias == "none" else reference(X, y, bias, warm=previous)
             previous = ref
             bias_refs[label] = public(ref)
@@ -487,16 +535,9 @@ def main(argv=None):
             X, y, X_test, y_test, missing = load_cleveland(n)
             if len(y_test) < 30:  # n = 300 leaves 3 rows: no test accuracy
                 X_test = y_test = None
-            runs = {}
-            for label in ("DCD random, shrinking", "Pegasos", "implicit updates"):
-                kind, options = METHODS[label]
-                # tiny runs: best of 5 identical (same seed) runs per epoch
-                trials = [run_method(kind, options, X, y, X_test, y_test, "augmented",
-                                     (args.max_epochs, args.time_cap)) for _ in range(5)]
-                records = trials[0]
-                for k, r in enumerate(records):
-                    r["seconds"] = min(t[k]["seconds"] for t in trials)
-                runs[label] = records
+            runs = repeated(repeats, [(label, *METHODS[label], "augmented", caps) for label in
+                                      ("DCD random, shrinking", "Pegasos", "implicit updates")],
+                            X, y, X_test, y_test)
             ref = reference(X, y, "augmented")
             optimum, certified = optimum_of(ref, runs.values())
             results["cleveland"][str(n)] = {"n": n, "n_test": 0 if y_test is None else len(y_test), "missing_values": missing,
@@ -592,9 +633,16 @@ def markdown(results):
         f"Versions: Python {m['python']}, NumPy {m['numpy']}, Numba {m['numba']}, "
         f"scikit-learn {m['scikit-learn']}, liblinear-official {m['liblinear-official']}, "
         f"dualsvm git {m['git']}  ",
-        f"Caps: {results['settings']['time_cap']} s of solver time and "
-        f"{results['settings']['max_epochs']} epochs per run; exact bias "
-        f"{results['settings']['exact_cap']} s.",
+        f"Stopping, the same for every trajectory: {results['settings']['time_cap']} s of "
+        f"solver time or {results['settings']['max_epochs']} epochs (exact bias: "
+        f"{results['settings']['exact_cap']} s), dual CD also at its own tol 1e-8 (the "
+        "optimum); each LIBLINEAR point is one run stopped by its eps.  ",
+        f"Timed, for every method: its setup (problem and solver; `ll.problem`; "
+        f"`partial_fit`'s validation) and its epochs, not the scoring; best of "
+        f"{results['settings']['repeats']} runs per point, interleaved across methods.  ",
+        "Threads: 1 for every method (no parallel region in dualsvm's linear and primal "
+        "kernels; LIBLINEAR and SGDClassifier are serial); CPU / wall of the final point "
+        "in the last column.",
         "",
         "Cells: solver seconds / epochs at which the relative primal suboptimality "
         "(P - P*)/P* first fell to the target (— = not within the caps).",
@@ -614,13 +662,13 @@ def markdown(results):
             heading = f"n = {name}" if part == "cleveland" else name
             lines += ["", f"## {heading}: {title}", "", head + extra, "",
                       "| method | " + " | ".join(f"to {t:g}" for t in TARGETS)
-                      + " | final subopt. | test acc. | run |",
-                      "|---|" + "---:|" * (len(TARGETS) + 3)]
+                      + " | final subopt. | test acc. | run | threads (CPU / wall) |",
+                      "|---|" + "---:|" * (len(TARGETS) + 4)]
             for label, s in data["summary"].items():
                 accuracy = "-" if s["final_accuracy"] is None else f"{100 * s['final_accuracy']:.2f} %"
                 lines.append(f"| {label} | " + " | ".join(_reach(s["reach"][str(t)]) for t in TARGETS)
                              + f" | {s['final_suboptimality']:.1e} | {accuracy} | "
-                             f"{s['seconds']:.3g} s / {s['epochs']} |")
+                             f"{s['seconds']:.3g} s / {s['epochs']} | 1 ({s['cores_busy']:.2f}) |")
             references = data["reference"]
             certified = data["certified"]
             if not isinstance(certified, dict):

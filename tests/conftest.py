@@ -1,29 +1,70 @@
+"""Where the tests find their data.
+
+The default run reads only the small sets shipped in tests/data. Benchmark-sized sets come
+from the directory in DUALSVM_DATA and only slow tests may ask for them: when one is
+missing, the test fails if the environment variable CI is set and is skipped otherwise.
+"""
+
 import os
 from pathlib import Path
 
 import pytest
 from sklearn.datasets import load_svmlight_file
 
-DATA_DIR = Path(os.environ.get("DUALSVM_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
+SHIPPED_DATA = Path(__file__).resolve().parent / "data"
+BENCHMARK_DATA = Path(os.environ.get("DUALSVM_DATA",
+                                     Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
+BENCHMARK_FIXTURES = {"benchmark_file", "load_benchmark"}
 
 
-@pytest.fixture(scope="session")
-def data_dir():
-    """The benchmark data directory (environment variable DUALSVM_DATA)."""
-    if not DATA_DIR.is_dir():
-        pytest.skip(f"data directory {DATA_DIR} not found; set DUALSVM_DATA")
-    return DATA_DIR
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if BENCHMARK_FIXTURES & set(item.fixturenames) and not item.get_closest_marker("slow"):
+            raise pytest.UsageError(f"{item.nodeid} reads benchmark data but is not marked slow; "
+                                    "ship its data in tests/data or mark it slow")
+
+
+def _in_ci():
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
 
 
 _cache = {}
 
 
+def _loaded(path, n_features):
+    key = (path, n_features)
+    if key not in _cache:
+        _cache[key] = load_svmlight_file(str(path), n_features=n_features)
+    return _cache[key]
+
+
 @pytest.fixture(scope="session")
-def load(data_dir):
-    """load(name, n_features=None) -> (X, y), cached for the session."""
-    def _load(name, n_features=None):
-        key = (name, n_features)
-        if key not in _cache:
-            _cache[key] = load_svmlight_file(str(data_dir / name), n_features=n_features)
-        return _cache[key]
-    return _load
+def data_dir():
+    """The data shipped with the tests (tests/data)."""
+    return SHIPPED_DATA
+
+
+@pytest.fixture(scope="session")
+def load():
+    """load(name, n_features=None) -> (X, y) of a shipped file, cached for the session."""
+    return lambda name, n_features=None: _loaded(SHIPPED_DATA / name, n_features)
+
+
+@pytest.fixture(scope="session")
+def benchmark_file():
+    """benchmark_file(name) -> Path: the shipped copy, else the one in DUALSVM_DATA."""
+    def _path(name):
+        for directory in (SHIPPED_DATA, BENCHMARK_DATA):
+            if (directory / name).is_file():
+                return directory / name
+        message = f"benchmark data {name} not found in {BENCHMARK_DATA}; set DUALSVM_DATA"
+        if _in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    return _path
+
+
+@pytest.fixture(scope="session")
+def load_benchmark(benchmark_file):
+    """load_benchmark(name, n_features=None) -> (X, y), cached; see benchmark_file."""
+    return lambda name, n_features=None: _loaded(benchmark_file(name), n_features)

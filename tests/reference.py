@@ -1,9 +1,107 @@
-"""The peers, called the same way from every test: LIBLINEAR 2.50 and LIBSVM 3.37."""
+"""The peers, called the same way from every test: LIBLINEAR 2.50 and LIBSVM 3.37, and the
+objectives that score both sides of a comparison with them.
+
+The objectives here are plain NumPy and scikit-learn's pairwise kernels, written from the
+textbook formulas: they import nothing from dualsvm, so a wrong formula in dualsvm's own
+objectives cannot make a comparison pass. libsvm_kernel checks the dual objective against
+the one LIBSVM prints.
+"""
+
+import re
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.metrics import pairwise
 
-from dualsvm.problem import DualProblem
+
+def _signs(y):
+    """Labels as +-1, classes[1] positive."""
+    return np.where(y == np.unique(y)[1], 1.0, -1.0)
+
+
+def primal(X, y, w, *, loss, C=1.0, bias="none", intercept_scaling=1.0, intercept=0.0,
+           cost=None):
+    """P(w, b) = w'w / 2 + sum_i C_i loss(1 - y_i (x_i'w + b)) of the binary problem,
+    classes[1] positive; hinge loss max(0, t), squared hinge max(0, t)^2.
+
+    bias="augmented": w has one more entry than X has columns, the weight of a constant
+    feature intercept_scaling (LIBLINEAR's -B), and it is regularized; intercept: an
+    unregularized b.
+    """
+    X = sp.csr_matrix(X)
+    w = np.asarray(w, dtype=float)
+    cost = np.full(X.shape[0], C) if cost is None else np.asarray(cost, dtype=float)
+    if bias == "augmented":
+        X = sp.hstack([X, np.full((X.shape[0], 1), intercept_scaling)], format="csr")
+    slack = np.maximum(0.0, 1.0 - _signs(y) * (X @ w + intercept))
+    losses = slack if loss == "hinge" else slack**2
+    return 0.5 * w @ w + cost @ losses
+
+
+def kernel_matrix(X, Z, name, **params):
+    """K(X, Z) by scikit-learn's pairwise_kernels, the kernel named as in SVC with its
+    gamma, coef0, degree."""
+    return pairwise.pairwise_kernels(X, Z, metric=name, filter_params=True, **params)
+
+
+def kernel_dual(X, y_pm, alpha, name, block=2000, **params):
+    """D(alpha) = sum_i alpha_i - alpha'Q alpha / 2 with Q_ij = y_i y_j K(x_i, x_j), the dual
+    of the hinge loss; in float64, by blocks of rows of the support."""
+    support = np.flatnonzero(alpha)
+    rows = X[support]
+    signed = (y_pm * alpha)[support]
+    quadratic = sum(signed[i:i + block] @ (kernel_matrix(rows[i:i + block], rows, name, **params)
+                                           @ signed)
+                    for i in range(0, len(support), block))
+    return alpha.sum() - 0.5 * quadratic
+
+
+def _numbers(kernel):
+    """A dualsvm Kernel's name and parameters, for kernel_matrix."""
+    return kernel.name, {"gamma": float(kernel.gamma), "coef0": float(kernel.coef0),
+                         "degree": int(kernel.degree)}
+
+
+def dual_objective(problem, alpha):
+    """kernel_dual on a dualsvm KernelDualProblem's data (its X, y and kernel only)."""
+    name, params = _numbers(problem.kernel)
+    return kernel_dual(problem.X, problem.y, alpha, name, **params)
+
+
+def one_vs_one_objectives(X, y, model, kernel, C, **params):
+    """[(primal, dual)] of each one-vs-one problem of a fitted LIBSVM-layout model (a
+    scikit-learn or dualsvm SVC: support_, n_support_, dual_coef_, intercept_), in LIBSVM's
+    order of pairs, with kernel_matrix(..., kernel, **params).
+
+    For classes a < b the problem has y = +1 on a, -1 on b (with two classes, +1 on b:
+    scikit-learn flips LIBSVM's signs so that a positive decision means classes_[1]); its dual is
+    sum |c| - c'Kc / 2 with c the y_i alpha_i of its support vectors, its primal
+    c'Kc / 2 + C sum_i max(0, 1 - y_i f(x_i)) over the rows of a and b, f = K c + intercept.
+    """
+    classes = np.unique(y)
+    starts = np.concatenate([[0], np.cumsum(model.n_support_)])
+    dual_coef = sp.csr_matrix(model.dual_coef_).toarray()  # scikit-learn's is sparse on sparse X
+    objectives = []
+    for k, (a, b) in enumerate((a, b) for a in range(len(classes)) for b in range(a + 1, len(classes))):
+        of_a, of_b = slice(starts[a], starts[a + 1]), slice(starts[b], starts[b + 1])
+        coef = np.concatenate([dual_coef[b - 1, of_a], dual_coef[a, of_b]])
+        support = X[np.concatenate([model.support_[of_a], model.support_[of_b]])]
+        rows = np.flatnonzero((y == classes[a]) | (y == classes[b]))
+        y_pm = np.where(y[rows] == classes[a if len(classes) > 2 else b], 1.0, -1.0)
+        quadratic, decision = 0.0, np.full(len(rows), model.intercept_[k])
+        if len(coef):  # a solver stopped at alpha = 0 has no support vectors
+            quadratic = coef @ kernel_matrix(support, support, kernel, **params) @ coef
+            decision += kernel_matrix(X[rows], support, kernel, **params) @ coef
+        objectives.append((0.5 * quadratic + C * np.maximum(0.0, 1.0 - y_pm * decision).sum(),
+                           np.abs(coef).sum() - 0.5 * quadratic))
+    return objectives
+
+
+def liblinear_model_weights(model, positive):
+    """w of a binary LIBLINEAR model (the bias feature's weight last when its bias > 0),
+    with the label `positive` on the positive side."""
+    w = np.array([model.w[k] for k in range(model.get_nr_feature() + (model.bias > 0))])
+    return w if model.get_labels()[0] == positive else -w
 
 
 def liblinear_weights(X, y, *, loss, C=1.0, eps=0.1, bias=-1.0, weights=None):
@@ -15,10 +113,7 @@ def liblinear_weights(X, y, *, loss, C=1.0, eps=0.1, bias=-1.0, weights=None):
     for label, weight in (weights or {}).items():
         options += f" -w{label:g} {weight}"
     model = ll.train(ll.problem(y, sp.csr_matrix(X)), ll.parameter(options))
-    n = model.get_nr_feature() + (bias > 0)
-    w = np.array([model.w[k] for k in range(n)])
-    positive = np.unique(y)[1]
-    return w if model.get_labels()[0] == positive else -w
+    return liblinear_model_weights(model, np.unique(y)[1])
 
 
 def libsvm_linear(X, y, *, C=1.0, eps=1e-3):
@@ -36,41 +131,36 @@ def libsvm_linear(X, y, *, C=1.0, eps=1e-3):
     return sign * w, sign * b
 
 
-def primal(X, y, w, *, loss, C=1.0, bias="none", intercept=0.0, cost=None):
-    """P(w) of the binary problem (classes[1] positive), the one formula for all."""
-    y_pm = np.where(y == np.unique(y)[1], 1.0, -1.0)
-    cost = np.full(len(y), C) if cost is None else cost
-    problem = DualProblem(sp.csr_matrix(X), y_pm, cost, loss, bias, 1.0)
-    return problem.primal(w, intercept)
-
-
 def libsvm_kernel(X, y_pm, kernel, *, C=1.0, eps=1e-3, shrinking=True, cache_size=100):
-    """LIBSVM C-SVC with a dualsvm Kernel on labels in {-1, +1}: (alpha, b, model).
+    """LIBSVM C-SVC with a dualsvm Kernel on labels in {-1, +1}: (alpha, b, dual).
 
-    alpha is in the row order of X with y_pm's signs, b the bias (-rho) of the
-    decision sum_j y_j alpha_j K(x_j, x) + b.
+    alpha is in the row order of X with y_pm's signs, b the bias (-rho) of the decision
+    sum_j y_j alpha_j K(x_j, x) + b, and dual = kernel_dual of LIBSVM's alpha, checked
+    against the objective LIBSVM prints (obj = -dual).
     """
     from libsvm import svmutil
+    from libsvm.svm import PRINT_STRING_FUN
 
     # float(): NumPy 2's repr of np.float64 is "np.float64(...)", which LIBSVM cannot parse
     options = (f"-t {kernel.code} -g {float(kernel.gamma)!r} -d {kernel.degree} "
                f"-r {float(kernel.coef0)!r} -c {float(C)!r} -e {float(eps)!r} "
-               f"-h {int(shrinking)} -m {cache_size} -q")
-    X = sp.csr_matrix(X) if kernel.name != "precomputed" else X
-    if kernel.name == "precomputed":  # LIBSVM's format: a leading column of 1-based ids
-        X = np.hstack([np.arange(1, len(X) + 1)[:, None], X])
-    model = svmutil.svm_train(svmutil.svm_problem(list(y_pm), X, isKernel=kernel.name == "precomputed"),
-                              svmutil.svm_parameter(options))
+               f"-h {int(shrinking)} -m {cache_size}")
+    parameter = svmutil.svm_parameter(options)
+    printed = []
+    parameter.print_func = PRINT_STRING_FUN(lambda text: printed.append(text.decode()))
+    model = svmutil.svm_train(svmutil.svm_problem(list(y_pm), sp.csr_matrix(X)), parameter)
     sign = 1.0 if model.get_labels()[0] == 1 else -1.0
     alpha = np.zeros(len(y_pm))
     support = np.array(model.get_sv_indices()) - 1
     alpha[support] = sign * np.array(model.get_sv_coef()).ravel() * y_pm[support]
-    return alpha, -sign * model.rho[0], model
+    name, params = _numbers(kernel)
+    dual = kernel_dual(X, y_pm, alpha, name, **params)
+    objective = float(re.search(r"obj = (\S+),", "".join(printed)).group(1))
+    # LIBSVM's figure comes from its gradient, kept with float32 kernel columns
+    assert abs(dual + objective) <= 1e-5 * max(1.0, abs(objective)), (dual, objective)
+    return alpha, -sign * model.rho[0], dual
 
 
 def libsvm_dual(problem, eps=1e-3):
-    """LIBSVM's alpha and bias on a KernelDualProblem (one C for every row), and its
-    dual objective by our formula: (alpha, b, dual)."""
-    alpha, b, _ = libsvm_kernel(problem.X, problem.y, problem.kernel, C=float(problem.C[0]),
-                                eps=eps)
-    return alpha, b, problem.dual_from_gradient(alpha, problem.gradient(alpha))
+    """libsvm_kernel on a dualsvm KernelDualProblem's data (one C for every row)."""
+    return libsvm_kernel(problem.X, problem.y, problem.kernel, C=float(problem.C[0]), eps=eps)

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 from liblinear import liblinearutil as ll
 
-from dualsvm import cli, io
+from dualsvm import cli, models
+from dualsvm.data import read_svmlight
 from dualsvm.solvers import dcd
+from reference import liblinear_model_weights, primal
 
 
 def run(capsys, *argv):
@@ -27,26 +29,53 @@ def accuracy_line(liblinear_model, X, y):
     return "Accuracy = %g%% (%d/%d)" % (accuracy, round(len(y) * accuracy / 100), len(y))
 
 
+def objective(liblinear_model, X, y, *, loss, C, exact=False):
+    """The primal objective of a binary LIBLINEAR model object by reference.primal; exact:
+    the bias feature's weight is an unregularized intercept."""
+    w = liblinear_model_weights(liblinear_model, positive=1.0)
+    if liblinear_model.bias <= 0:
+        return primal(X, y, w, loss=loss, C=C)
+    if exact:
+        return primal(X, y, w[:-1], loss=loss, C=C, intercept=w[-1] * liblinear_model.bias)
+    return primal(X, y, w, loss=loss, C=C, bias="augmented",
+                  intercept_scaling=liblinear_model.bias)
+
+
 @pytest.fixture(scope="module")
 def heart(data_dir):
-    return io.read_svmlight(data_dir / "heart_scale")
+    return read_svmlight(data_dir / "heart_scale")
 
 
 # --- train and predict agree with LIBLINEAR --------------------------------------
 
 
-@pytest.mark.parametrize("options", [[], ["-s", "3", "-B", "1"], ["--exact-bias", "-c", "2"]])
-def test_train_predict_heart_scale_matches_liblinear(tmp_path, capsys, data_dir, heart, options):
+# our options; LIBLINEAR's for the same problem (for the exact bias: the nearest, with a
+# regularized bias); loss; C; whether both are solved tightly
+@pytest.mark.parametrize("options,peer,loss,C,tight", [
+    ([], "", "squared_hinge", 1.0, False),
+    (["-s", "3", "-B", "1"], "-s 3 -B 1", "hinge", 1.0, False),
+    (["-c", "2", "-e", "1e-5"], "-c 2 -e 1e-5", "squared_hinge", 2.0, True),
+    (["--exact-bias", "-c", "2"], "-c 2 -B 1", "squared_hinge", 2.0, False)])
+def test_train_predict_heart_scale_matches_liblinear(tmp_path, capsys, data_dir, heart, options,
+                                                     peer, loss, C, tight):
     X, y = heart
     model, out = tmp_path / "m.model", tmp_path / "out"
     assert run(capsys, "train", "-q", *options, data_dir / "heart_scale", model)[0] == 0
     status, stdout, _ = run(capsys, "predict", data_dir / "heart_scale", model, out)
     assert status == 0
     assert run(capsys, "export-liblinear", model, tmp_path / "m.txt")[0] == 0
-    theirs = ll.load_model(str(tmp_path / "m.txt"))
-    assert stdout.strip() == accuracy_line(theirs, X, y)
-    labels, _, _ = ll.predict([], X, theirs, "-q")
+    exported = ll.load_model(str(tmp_path / "m.txt"))
+    assert stdout.strip() == accuracy_line(exported, X, y)
+    labels, _, _ = ll.predict([], X, exported, "-q")
     assert out.read_text().split("\n") == [str(int(v)) for v in labels] + [""]
+    # training: our objective against LIBLINEAR's on the same data and options
+    exact = "--exact-bias" in options
+    ours = objective(exported, X, y, loss=loss, C=C, exact=exact)
+    theirs = objective(ll.train(y, X, peer + " -q"), X, y, loss=loss, C=C, exact=exact)
+    if tight:
+        assert abs(ours - theirs) <= 1e-7 * theirs
+    else:  # at LIBLINEAR's default -e 0.1 both stop short of the optimum
+        assert ours <= theirs * (1 + 1e-3)
 
 
 def test_predict_with_a_liblinear_model_matches_liblinear(tmp_path, capsys, data_dir, heart):
@@ -62,7 +91,7 @@ def test_predict_with_a_liblinear_model_matches_liblinear(tmp_path, capsys, data
 
 def test_a9a_train_predict_matches_liblinear_both_ways(tmp_path, capsys, data_dir):
     """a9a has 123 features, a9a.t only 122: predict pads the test file."""
-    Xt, yt = io.read_svmlight(data_dir / "a9a.t.bz2")
+    Xt, yt = read_svmlight(data_dir / "a9a.t.bz2")
     assert Xt.shape[1] == 122
     ours = tmp_path / "a9a.model"
     assert run(capsys, "train", "-q", "-B", "1", data_dir / "a9a.bz2", ours)[0] == 0
@@ -73,12 +102,15 @@ def test_a9a_train_predict_matches_liblinear_both_ways(tmp_path, capsys, data_di
     assert exported.get_nr_feature() == 123
     assert stdout.strip() == accuracy_line(exported, Xt, yt)
 
-    X, y = io.read_svmlight(data_dir / "a9a.bz2")
-    theirs = ll.train(y, X, "-s 1 -q")
+    X, y = read_svmlight(data_dir / "a9a.bz2")
+    theirs = ll.train(y, X, "-s 1 -B 1 -q")
     ll.save_model(str(tmp_path / "ll.model"), theirs)
     status, stdout, _ = run(capsys, "predict", data_dir / "a9a.t.bz2", tmp_path / "ll.model",
                             tmp_path / "out2")
     assert status == 0 and stdout.strip() == accuracy_line(theirs, Xt, yt)
+    # training with the same options reaches LIBLINEAR's objective (both at -e 0.1)
+    assert (objective(exported, X, y, loss="squared_hinge", C=1.0)
+            <= objective(theirs, X, y, loss="squared_hinge", C=1.0) * (1 + 1e-3))
 
 
 def test_predict_drops_features_beyond_the_model(tmp_path, capsys, heart):
@@ -115,7 +147,7 @@ def test_json_summary_and_trace_file(tmp_path, capsys, data_dir):
     assert summary["solver"] == "dcd-l1" and summary["status"] == "converged"
     assert (summary["n_samples"], summary["n_features"], summary["classes"]) == (270, 13, [-1, 1])
     assert summary["model"] == str(tmp_path / "m")
-    model = io.load_model(tmp_path / "m")
+    model = models.load_model(tmp_path / "m")
     assert summary["primal"] == model.primal_[0] and summary["gap"] == pytest.approx(model.gap_[0])
     assert summary["problems"][0]["iterations"] == summary["iterations"] == model.n_iter_
     records = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
@@ -137,7 +169,7 @@ def test_multiclass_weights_and_exact_bias(tmp_path, capsys, heart):
     summary = json.loads(stdout)
     assert summary["solver"] == "pair-dcd" and summary["classes"] == [-1, 1, 2]
     assert [p["class"] for p in summary["problems"]] == [-1, 1, 2]
-    model = io.load_model(tmp_path / "m")
+    model = models.load_model(tmp_path / "m")
     assert model.class_weight == {2.0: 3.0, -1.0: 0.5} and model.intercept_mode == "exact"
     problems = {json.loads(line)["problem"] for line in (tmp_path / "t").read_text().splitlines()}
     assert problems == {0, 1, 2}
@@ -173,7 +205,7 @@ def test_interrupted_training_still_saves_the_model(tmp_path, capsys, data_dir, 
     monkeypatch.setattr(dcd.DualCD, "epoch", interrupted_epoch)
     status, _, stderr = run(capsys, "train", "-q", data_dir / "heart_scale", tmp_path / "m")
     assert status == 130 and "interrupted" in stderr and "Traceback" not in stderr
-    model = io.load_model(tmp_path / "m")
+    model = models.load_model(tmp_path / "m")
     assert model.status_ == ["interrupted"] and model.n_iter_ == 2
 
 
@@ -186,7 +218,7 @@ def test_failed_save_keeps_the_old_model(tmp_path, capsys, data_dir, monkeypatch
         file.write(b"PK\x03\x04partial")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(io.np, "savez", full_disk)
+    monkeypatch.setattr(np, "savez", full_disk)
     status, _, stderr = run(capsys, "train", "-q", "-c", "0.01", data_dir / "heart_scale", path)
     assert status == 1 and stderr.count("\n") == 1 and "No space left" in stderr
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["m"]
@@ -212,7 +244,7 @@ def _bad_inputs(tmp_path, data_dir):
         if content is not None:
             (tmp_path / name).write_bytes(content)
     np.savez(tmp_path / "foreign.npz", weights=np.ones(3))
-    io.save_model(io.import_liblinear(_liblinear_model(tmp_path, heart)), tmp_path / "ok.model")
+    models.save_model(models.import_liblinear(_liblinear_model(tmp_path, heart)), tmp_path / "ok.model")
     data = (tmp_path / "ok.model").read_bytes()
     (tmp_path / "half.model").write_bytes(data[: len(data) // 2])
     t = tmp_path
@@ -251,11 +283,11 @@ def _bad_inputs(tmp_path, data_dir):
 
 
 def _liblinear_model(tmp_path, heart):
-    X, y = io.read_svmlight(heart)
+    X, y = read_svmlight(heart)
     ll.save_model(str(tmp_path / "ll.txt"), ll.train(y, X, "-q"))
     from dualsvm import LinearSVC
 
-    io.save_model(LinearSVC(tol=0.1).fit(X, np.where(y > 0, "yes", "no")), tmp_path / "strings.model")
+    models.save_model(LinearSVC(tol=0.1).fit(X, np.where(y > 0, "yes", "no")), tmp_path / "strings.model")
     return tmp_path / "ll.txt"
 
 

@@ -16,13 +16,14 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import LinearSVC
-from dualsvm import io
-from dualsvm.io import DataError, ModelError
+from dualsvm import models
+from dualsvm.data import format_label, read_svmlight
+from dualsvm.exceptions import DataError, ModelError
 
 
 @pytest.fixture(scope="module")
 def heart(data_dir):
-    return io.read_svmlight(data_dir / "heart_scale")
+    return read_svmlight(data_dir / "heart_scale")
 
 
 @pytest.fixture(scope="module")
@@ -74,15 +75,15 @@ def test_read_compressed_equals_plain(tmp_path, data_dir, heart):
     write(tmp_path / "h.gz", gzip.compress(raw))
     write(tmp_path / "h.bz2", bz2.compress(raw))
     for name in ("h.gz", "h.bz2"):
-        X, y = io.read_svmlight(tmp_path / name)
+        X, y = read_svmlight(tmp_path / name)
         assert (X != heart[0]).nnz == 0 and np.array_equal(y, heart[1])
 
 
 def test_n_features_drops_and_pads_columns(tmp_path):
     path = write(tmp_path / "d", "1 1:1 3:2 5:3\n-1 2:4\n")
-    X, _ = io.read_svmlight(path, n_features=3)  # index 5 dropped, like LIBLINEAR
+    X, _ = read_svmlight(path, n_features=3)  # index 5 dropped, like LIBLINEAR
     assert X.shape == (2, 3) and np.array_equal(X.toarray(), [[1, 0, 2], [0, 4, 0]])
-    X, _ = io.read_svmlight(path, n_features=7)
+    X, _ = read_svmlight(path, n_features=7)
     assert X.shape == (2, 7) and np.array_equal(X.toarray()[:, :5], [[1, 0, 2, 0, 3], [0, 4, 0, 0, 0]])
     assert X.nnz == 4  # padded, not densified
 
@@ -108,7 +109,7 @@ def test_bad_data_is_a_one_line_data_error(tmp_path, case):
     content, word = BAD_DATA[case]
     path = write(tmp_path / "data.txt", content)
     with pytest.raises(DataError) as info:
-        io.read_svmlight(path)
+        read_svmlight(path)
     message = str(info.value)
     assert word in message and str(path) in message and "\n" not in message
 
@@ -116,7 +117,7 @@ def test_bad_data_is_a_one_line_data_error(tmp_path, case):
 def test_malformed_line_is_located(tmp_path):
     path = write(tmp_path / "d", "1 1:1\n# a comment\n-1 2:1\n1 2:x\n")
     with pytest.raises(DataError, match="line 4: feature value 'x' is not a number"):
-        io.read_svmlight(path)
+        read_svmlight(path)
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".bz2"])
@@ -125,18 +126,27 @@ def test_truncated_compressed_file(tmp_path, data_dir, suffix):
     packed = gzip.compress(raw) if suffix == ".gz" else bz2.compress(raw)
     path = write(tmp_path / f"h{suffix}", packed[: len(packed) // 2])
     with pytest.raises(DataError, match="truncated or corrupt"):
-        io.read_svmlight(path)
+        read_svmlight(path)
 
 
-@pytest.mark.parametrize("name", ["heart_scale", "breast-cancer", "svmguide1", "splice_scale",
-                                  "german.numer", "a9a.t.bz2", "reuters.tst.bz2"])
-def test_reader_gives_scikit_learns_matrices(data_dir, name):
-    X_ref, y_ref = load_svmlight_file(str(data_dir / name), zero_based=False)
-    X, y = io.read_svmlight(data_dir / name)
+def assert_reads_as_scikit_learn(path):
+    X_ref, y_ref = load_svmlight_file(str(path), zero_based=False)
+    X, y = read_svmlight(path)
     assert X.shape == X_ref.shape
     np.testing.assert_array_equal(y, y_ref)
     for part in ("indptr", "indices", "data"):  # bit for bit
         np.testing.assert_array_equal(getattr(X, part), getattr(X_ref, part))
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "breast-cancer.bz2", "svmguide1.bz2",
+                                  "splice_scale.bz2", "german.numer.bz2", "a9a.t.bz2"])
+def test_reader_gives_scikit_learns_matrices(data_dir, name):
+    assert_reads_as_scikit_learn(data_dir / name)
+
+
+@pytest.mark.slow
+def test_reader_gives_scikit_learns_matrices_on_a_wide_sparse_file(benchmark_file):
+    assert_reads_as_scikit_learn(benchmark_file("reuters.tst.bz2"))  # 8315 features
 
 
 def test_reader_parses_numbers_as_float_does(tmp_path):
@@ -144,7 +154,7 @@ def test_reader_parses_numbers_as_float_does(tmp_path):
               "123456789012345678901234567890", "0.16666666666666666", "4.9e-324",
               "1.7976931348623157e308", "0.000000000000000000000000012345", "1e22", "1e23"]
     lines = [f"{'+1' if k % 2 else '-1'} qid:3 1:{v}\t2:1 # comment {k}\r" for k, v in enumerate(values)]
-    X, y = io.read_svmlight(write(tmp_path / "d", "\n\n".join(lines)))
+    X, y = read_svmlight(write(tmp_path / "d", "\n\n".join(lines)))
     assert X[:, 0].toarray().ravel().tolist() == [float(v) for v in values]
     assert y.tolist() == [1.0 if k % 2 else -1.0 for k in range(len(values))]
 
@@ -160,9 +170,9 @@ def test_command_line_training_does_not_import_scikit_learn(data_dir, tmp_path):
 
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(DataError, match="no such file"):
-        io.read_svmlight(tmp_path / "nope")
+        read_svmlight(tmp_path / "nope")
     with pytest.raises(DataError, match="directory"):
-        io.read_svmlight(tmp_path)
+        read_svmlight(tmp_path)
 
 
 # --- the dualsvm model file ------------------------------------------------------
@@ -179,8 +189,8 @@ def assert_same_model(a, b, X):
 def test_save_load_round_trip(tmp_path, heart, config):
     X, y = heart
     model = fit(X, y, **CONFIGS[config])
-    io.save_model(model, tmp_path / "m.model")
-    loaded = io.load_model(tmp_path / "m.model")
+    models.save_model(model, tmp_path / "m.model")
+    loaded = models.load_model(tmp_path / "m.model")
     assert_same_model(model, loaded, X)
     assert loaded.get_params() == {**model.get_params(), "callback": None}
     for name in ("primal_", "dual_", "gap_"):
@@ -193,51 +203,51 @@ def test_round_trip_multiclass_strings_and_class_weight(tmp_path, heart3):
     X, y = heart3
     names = np.array(["neg", "pos", "two"])[np.searchsorted([-1.0, 1.0, 2.0], y)]
     model = fit(X, names, class_weight={"neg": 0.5, "two": 2.0}, callback=lambda r: False)
-    io.save_model(model, tmp_path / "m.model")
-    loaded = io.load_model(tmp_path / "m.model")
+    models.save_model(model, tmp_path / "m.model")
+    loaded = models.load_model(tmp_path / "m.model")
     assert_same_model(model, loaded, X)
     assert loaded.class_weight == {"neg": 0.5, "two": 2.0} and loaded.callback is None
 
     model = fit(X, y, class_weight={-1.0: 0.5, 2.0: 3.0})  # numeric keys survive JSON
-    io.save_model(model, tmp_path / "n.model")
-    assert io.load_model(tmp_path / "n.model").class_weight == {-1.0: 0.5, 2.0: 3.0}
+    models.save_model(model, tmp_path / "n.model")
+    assert models.load_model(tmp_path / "n.model").class_weight == {-1.0: 0.5, 2.0: 3.0}
 
 
 def test_round_trip_feature_names(tmp_path, heart):
     X, y = heart
     model = fit(X, y)
     model.feature_names_in_ = np.array([f"f{i}" for i in range(13)], dtype=object)
-    io.save_model(model, tmp_path / "m.model")
-    assert list(io.load_model(tmp_path / "m.model").feature_names_in_) == list(model.feature_names_in_)
+    models.save_model(model, tmp_path / "m.model")
+    assert list(models.load_model(tmp_path / "m.model").feature_names_in_) == list(model.feature_names_in_)
 
 
 def test_save_refuses_unfitted_and_non_finite(tmp_path, heart):
     with pytest.raises(ModelError, match="not fitted"):
-        io.save_model(LinearSVC(), tmp_path / "m.model")
+        models.save_model(LinearSVC(), tmp_path / "m.model")
     model = fit(*heart)
     model.coef_ = model.coef_.copy()
     model.coef_[0, 0] = np.nan
     with pytest.raises(ModelError, match="NaN"):
-        io.save_model(model, tmp_path / "m.model")
+        models.save_model(model, tmp_path / "m.model")
     assert not list(tmp_path.iterdir())
 
 
 def test_interrupted_save_keeps_the_old_model(tmp_path, heart, monkeypatch):
     X, y = heart
     old = fit(X, y, C=1.0)
-    io.save_model(old, tmp_path / "m.model")
+    models.save_model(old, tmp_path / "m.model")
     before = (tmp_path / "m.model").read_bytes()
 
     def broken_savez(file, **arrays):
         file.write(b"PK\x03\x04 half a model")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(io.np, "savez", broken_savez)
+    monkeypatch.setattr(np, "savez", broken_savez)
     with pytest.raises(KeyboardInterrupt):
-        io.save_model(fit(X, y, C=0.01), tmp_path / "m.model")
+        models.save_model(fit(X, y, C=0.01), tmp_path / "m.model")
     assert (tmp_path / "m.model").read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["m.model"]  # no temporary file left
-    assert_same_model(old, io.load_model(tmp_path / "m.model"), X)
+    assert_same_model(old, models.load_model(tmp_path / "m.model"), X)
 
 
 class _Explode:
@@ -261,7 +271,7 @@ def _rewrite_metadata(source, target, **changes):
 
 @pytest.fixture
 def good_model(tmp_path, heart):
-    io.save_model(fit(*heart), tmp_path / "good.model")
+    models.save_model(fit(*heart), tmp_path / "good.model")
     return tmp_path / "good.model"
 
 
@@ -326,16 +336,16 @@ BAD_MODELS = {
 def test_load_model_rejects(kind, tmp_path, good_model, data_dir):
     path = make_bad_model(kind, tmp_path, good_model, data_dir)
     with pytest.raises(ModelError) as info:
-        io.load_model(path)
+        models.load_model(path)
     assert BAD_MODELS[kind] in str(info.value) and "\n" not in str(info.value)
     assert not (tmp_path / "exploded").exists()  # nothing was unpickled
 
 
 def test_load_model_missing_and_directory(tmp_path):
     with pytest.raises(ModelError, match="no such model file"):
-        io.load_model(tmp_path / "missing")
+        models.load_model(tmp_path / "missing")
     with pytest.raises(ModelError, match="directory"):
-        io.load_model(tmp_path)
+        models.load_model(tmp_path)
 
 
 # --- LIBLINEAR text models -------------------------------------------------------
@@ -345,10 +355,10 @@ def test_load_model_missing_and_directory(tmp_path):
 def test_export_predicts_the_same_in_liblinear(tmp_path, heart, config):
     X, y = heart
     model = fit(X, y, **CONFIGS[config])
-    io.export_liblinear(model, tmp_path / "m.txt")
+    models.export_liblinear(model, tmp_path / "m.txt")
     theirs = ll.load_model(str(tmp_path / "m.txt"))
     assert np.array_equal(liblinear_labels(theirs, X), model.predict(X))
-    back = io.import_liblinear(tmp_path / "m.txt")
+    back = models.import_liblinear(tmp_path / "m.txt")
     assert np.array_equal(back.predict(X), model.predict(X))
     assert np.allclose(back.decision_function(X), model.decision_function(X), rtol=0, atol=1e-12)
 
@@ -356,7 +366,7 @@ def test_export_predicts_the_same_in_liblinear(tmp_path, heart, config):
 def test_export_multiclass_predicts_the_same_in_liblinear(tmp_path, heart3):
     X, y = heart3
     model = fit(X, y, intercept_scaling=2.0)
-    io.export_liblinear(model, tmp_path / "m.txt")
+    models.export_liblinear(model, tmp_path / "m.txt")
     theirs = ll.load_model(str(tmp_path / "m.txt"))
     assert theirs.get_nr_class() == 3
     assert np.array_equal(liblinear_labels(theirs, X), model.predict(X))
@@ -364,7 +374,7 @@ def test_export_multiclass_predicts_the_same_in_liblinear(tmp_path, heart3):
 
 def test_export_exact_bias_writes_b_times_wb_equal_intercept(tmp_path, heart):
     model = fit(*heart, intercept_mode="exact")
-    io.export_liblinear(model, tmp_path / "m.txt")
+    models.export_liblinear(model, tmp_path / "m.txt")
     lines = (tmp_path / "m.txt").read_text().splitlines()
     assert lines[:6] == ["solver_type L2R_L2LOSS_SVC_DUAL", "nr_class 2", "label 1 -1",
                          "nr_feature 13", "bias 1", "w"]
@@ -379,7 +389,7 @@ def test_export_refuses_non_integer_labels(tmp_path, heart):
     halves.classes_ = np.array([-1.0, 1.5])  # scikit-learn fits no 'continuous' labels
     for model in (halves, fit(X, np.where(y > 0, "yes", "no"))):
         with pytest.raises(ModelError, match="integer class labels"):
-            io.export_liblinear(model, tmp_path / "m.txt")
+            models.export_liblinear(model, tmp_path / "m.txt")
     assert not list(tmp_path.iterdir())
 
 
@@ -393,11 +403,11 @@ def test_import_liblinear_models_predicts_the_same(tmp_path, heart, heart3, opti
     X, y = heart if classes == 2 else heart3
     theirs = ll.train(y, X, options + " -q")
     ll.save_model(str(tmp_path / "m.txt"), theirs)
-    ours = io.import_liblinear(tmp_path / "m.txt")
+    ours = models.import_liblinear(tmp_path / "m.txt")
     assert np.array_equal(ours.predict(X), liblinear_labels(theirs, X))
     assert list(ours.classes_) == sorted(set(y))
     # and back: our export of the imported model predicts the same in LIBLINEAR
-    io.export_liblinear(ours, tmp_path / "back.txt")
+    models.export_liblinear(ours, tmp_path / "back.txt")
     again = ll.load_model(str(tmp_path / "back.txt"))
     assert np.array_equal(liblinear_labels(again, X), liblinear_labels(theirs, X))
 
@@ -410,7 +420,7 @@ def test_liblinear_file_as_written_by_liblinear(tmp_path, heart):
     theirs = ll.train(y01[order], X[order], "-s 1 -B 1 -q")
     ll.save_model(str(tmp_path / "m.txt"), theirs)
     assert "label 0 1" in (tmp_path / "m.txt").read_text()
-    ours = io.import_liblinear(tmp_path / "m.txt")
+    ours = models.import_liblinear(tmp_path / "m.txt")
     assert np.array_equal(ours.predict(X), liblinear_labels(theirs, X))
 
 
@@ -441,27 +451,27 @@ def test_import_liblinear_rejects(tmp_path, case):
     content, word = BAD_LIBLINEAR[case]
     path = write(tmp_path / "m.txt", content)
     with pytest.raises(ModelError) as info:
-        io.import_liblinear(path)
+        models.import_liblinear(path)
     assert word in str(info.value) and "\n" not in str(info.value)
 
 
 def test_import_liblinear_refuses_a_dualsvm_model(good_model):
     with pytest.raises(ModelError, match="dualsvm model"):
-        io.import_liblinear(good_model)
+        models.import_liblinear(good_model)
 
 
 def test_load_any_model_detects_the_format(tmp_path, good_model, heart):
     X, _ = heart
-    io.export_liblinear(io.load_model(good_model), tmp_path / "m.txt")
-    a, b = io.load_any_model(good_model), io.load_any_model(tmp_path / "m.txt")
+    models.export_liblinear(models.load_model(good_model), tmp_path / "m.txt")
+    a, b = models.load_any_model(good_model), models.load_any_model(tmp_path / "m.txt")
     assert np.array_equal(a.predict(X), b.predict(X))
 
 
 def test_format_label():
-    assert [io.format_label(v) for v in (1.0, -1.0, 2.5, np.int64(3), "a")] == ["1", "-1", "2.5", "3", "a"]
+    assert [format_label(v) for v in (1.0, -1.0, 2.5, np.int64(3), "a")] == ["1", "-1", "2.5", "3", "a"]
 
 
 def test_atomic_write_keeps_mode_of_existing_file(tmp_path, good_model):
     os.chmod(good_model, 0o640)
-    io.save_model(io.load_model(good_model), good_model)
+    models.save_model(models.load_model(good_model), good_model)
     assert os.stat(good_model).st_mode & 0o777 == 0o640

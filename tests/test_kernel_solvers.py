@@ -13,7 +13,7 @@ from dualsvm.solvers._knapsack import conformal_pairs, solve_knapsack
 from dualsvm.solvers.cgd import CGD
 from dualsvm.solvers.dual_pgd import DualPGD
 from dualsvm.solvers.kernel_dcd import KernelDCD
-from reference import libsvm_dual
+from reference import dual_objective, libsvm_dual
 
 # --- the continuous quadratic knapsack -------------------------------------------
 
@@ -206,12 +206,14 @@ def test_cgd_objective_equals_libsvm(heart, kernel, C, coef0, pairs):
     solver, result = solve(CGD, problem, 1e-8, pairs=pairs)
     assert result.status == "converged"
     _, _, theirs = libsvm_dual(problem, eps=1e-6)
-    assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
+    assert abs(dual_objective(problem, result.alpha) - theirs) <= 1e-7 * abs(theirs)
     assert abs(problem.y @ solver.alpha) <= 1e-10 * solver.alpha.sum()
     assert np.all(solver.alpha >= 0) and np.all(solver.alpha <= problem.upper_bound)
-    # the maintained gradient is the true one, and the KKT conditions hold
-    np.testing.assert_allclose(solver.gradient, problem.gradient(solver.alpha), atol=1e-4)
-    assert max_violation(problem, solver.alpha, solver.gradient) < 1e-2
+    # the maintained gradient is the true one (up to its float32 kernel columns), and the KKT
+    # conditions hold: tol bounds Tseng and Yun's -q_D, about v^2 / 4 for a maximal violation
+    # v, so tol = 1e-8 leaves v of about 2e-4
+    np.testing.assert_allclose(solver.gradient, problem.gradient(solver.alpha), atol=1e-5)
+    assert max_violation(problem, solver.alpha, solver.gradient) < 5e-4
     assert result.history[-1]["max_violation"] == pytest.approx(
         max_violation(problem, solver.alpha, solver.gradient))
     assert result.history[-1]["violation"] <= 1e-8  # -q_D(x; N), Tseng and Yun's measure
@@ -222,7 +224,7 @@ def test_cgd_on_a9a_subsample_equals_libsvm(load):
     problem = kernel_problem(X[:1500], y[:1500], "rbf", C=1.0)
     solver, result = solve(CGD, problem, 1e-7, pairs=3)
     _, _, theirs = libsvm_dual(problem, eps=1e-5)
-    assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
+    assert abs(dual_objective(problem, result.alpha) - theirs) <= 1e-7 * abs(theirs)
 
 
 def test_cgd_squared_hinge_closes_the_gap(heart):
@@ -284,8 +286,9 @@ def test_pgd_reaches_the_libsvm_objective(heart, kernel):
     solver, result = solve(DualPGD, problem, 1e-6, penalty=100.0)
     _, _, theirs = libsvm_dual(problem, eps=1e-6)
     # the penalty leaves |y'a| ~ |b| / c before the repair; the repaired point is feasible
-    assert abs(result.dual - theirs) <= 1e-5 * abs(theirs)
-    assert result.dual <= theirs * (1 + 1e-9)  # a feasible point cannot beat the optimum
+    ours = dual_objective(problem, result.alpha)
+    assert abs(ours - theirs) <= 1e-6 * abs(theirs)
+    assert ours <= theirs * (1 + 1e-9)  # a feasible point cannot beat the optimum
     assert abs(problem.y @ result.alpha) <= 1e-10 * result.alpha.sum()
     assert 0 < result.history[-1]["equality_violation"] < 0.1
     assert result.gap < 1e-4
@@ -331,7 +334,7 @@ def test_warm_start_keeps_the_equality(heart):
     assert abs(problem.y @ solver.alpha) < 1e-9
     result = run_epochs(solver, problem, Stopping(max_iter=100000))
     _, _, theirs = libsvm_dual(problem, eps=1e-6)
-    assert abs(result.dual - theirs) <= 1e-4 * abs(theirs)
+    assert abs(dual_objective(problem, result.alpha) - theirs) <= 1e-7 * abs(theirs)
 
 
 # --- through dualsvm.SVC -------------------------------------------------------------
@@ -344,9 +347,12 @@ def test_svc_exact_bias_solvers_match_smo(heart, solver):
     X, y = heart
     ours = SVC(solver=solver, tol=1e-6, gamma=0.1, max_iter=-1).fit(X, y)
     smo = SVC(solver="smo", tol=1e-6, gamma=0.1).fit(X, y)
-    np.testing.assert_allclose(ours.decision_function(X), smo.decision_function(X), atol=2e-2)
+    # CGD's tol = 1e-6 leaves KKT violations of about 2e-3 (see above); PGD's bias, repaired
+    # after the penalty, is off by about as much
+    np.testing.assert_allclose(ours.decision_function(X), smo.decision_function(X), atol=2e-3)
+    assert ours.dual_[0] == pytest.approx(smo.dual_[0], rel=1e-6)
     assert ours.n_iter_[0] > 0
-    assert ours.score(X, y) == pytest.approx(smo.score(X, y), abs=0.01)
+    np.testing.assert_array_equal(ours.predict(X), smo.predict(X))
 
 
 def test_svc_dcd_has_no_intercept_and_multiclass_works():

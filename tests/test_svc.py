@@ -13,7 +13,8 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC as SkSVC
 
 from dualsvm import SVC
-from dualsvm.kernel_training import SOLVERS
+from dualsvm.kernel_training import KERNEL_SOLVERS as SOLVERS
+from reference import one_vs_one_objectives
 
 
 def _int32(X):
@@ -42,9 +43,28 @@ def test_multiclass_model_equals_sklearn(kernel, params):
                                SkSVC(kernel=kernel, C=10, decision_function_shape="ovo",
                                      **params).fit(X, y).decision_function(X), atol=1e-5)
     assert ours.status_ == ["converged"] * 3
-    assert np.all(ours.gap_ >= -1e-6)  # weak duality needs a PSD kernel (not sigmoid)
     if kernel == "linear":
         np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5)
+
+
+CERTIFICATE_FROM_FLOAT32 = pytest.mark.xfail(strict=True, reason=(
+    "primal_/dual_ come from the gradient SMO keeps with float32 kernel columns (as LIBSVM's "
+    "does): with this kernel's large values they are off by up to 2e-4 (poly) / 2e-5 "
+    "(linear) relative, more than the gap they certify"))
+
+
+@pytest.mark.parametrize("kernel,params", [
+    ("rbf", {"gamma": 0.1}),
+    pytest.param("poly", {"gamma": 0.1, "coef0": 0.5}, marks=CERTIFICATE_FROM_FLOAT32),
+    ("sigmoid", {"gamma": 0.01, "coef0": -0.5}),
+    pytest.param("linear", {}, marks=CERTIFICATE_FROM_FLOAT32)])
+def test_certificate_is_the_objectives_of_sklearns_solution(kernel, params):
+    X, y = load_iris(return_X_y=True)
+    ours = SVC(kernel=kernel, C=10, **params).fit(X, y)
+    theirs = SkSVC(kernel=kernel, C=10, **params).fit(X, y)
+    primal, dual = np.array(one_vs_one_objectives(X, y, theirs, kernel, 10.0, **params)).T
+    np.testing.assert_allclose(ours.dual_, dual, rtol=1e-6)
+    np.testing.assert_allclose(ours.primal_, primal, rtol=1e-6)
 
 
 def test_binary_signs_class_weight_and_history(load):
@@ -66,8 +86,8 @@ def test_binary_signs_class_weight_and_history(load):
 def test_predictions_match_libsvm_on_test_file(load):
     from libsvm import svmutil
 
-    X, y = load("svmguide1")
-    Xt, yt = load("svmguide1.t", n_features=X.shape[1])
+    X, y = load("svmguide1.bz2")
+    Xt, yt = load("svmguide1.t.bz2", n_features=X.shape[1])
     model = svmutil.svm_train(svmutil.svm_problem(y, sp.csr_matrix(X)),
                               svmutil.svm_parameter("-t 2 -g 0.25 -c 1 -q"))
     expected, _, _ = svmutil.svm_predict(yt, sp.csr_matrix(Xt), model, "-q")
@@ -113,16 +133,30 @@ def test_memory_stays_within_cache_size_data_and_n_vectors(load):
 def test_time_limit_and_callback_stop_with_a_usable_model(load):
     X, y = load("a8a.bz2")
     X, y = X[:3000], y[:3000]
+
+    def assert_usable(model):
+        """The model is the point the solver stopped at: its certificate gives that point's
+        objectives, and it predicts by the sign of its decision function."""
+        primal, dual = one_vs_one_objectives(X, y, model, "rbf", 1.0, gamma=0.1)[0]
+        assert model.primal_[0] == pytest.approx(primal, rel=1e-6)
+        assert model.dual_[0] == pytest.approx(dual, rel=1e-6, abs=1e-9)
+        decision = model.decision_function(X)
+        decided = decision != 0
+        np.testing.assert_array_equal(model.predict(X)[decided],
+                                      model.classes_[(decision[decided] > 0).astype(int)])
+
     with pytest.warns(ConvergenceWarning, match="time_limit"):
-        model = SVC(time_limit=0.0).fit(X, y)
-    assert model.status_ == ["time_limit"]
-    assert model.predict(X[:5]).shape == (5,)
+        model = SVC(gamma=0.1, time_limit=0.0).fit(X, y)
+    assert model.status_ == ["time_limit"] and model.n_iter_[0] == 0
+    assert_usable(model)
     seen = []
-    model = SVC(callback=lambda r: seen.append(r) or True).fit(X, y)
+    model = SVC(gamma=0.1, callback=lambda r: seen.append(r) or True).fit(X, y)
     assert model.status_ == ["callback"] and len(seen) == 1 and "alpha" in seen[0]
+    assert_usable(model)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        model = SVC(max_iter=10).fit(X, y)
+        model = SVC(gamma=0.1, max_iter=10).fit(X, y)
     assert model.n_iter_[0] == 10 and model.gap_[0] > 0
+    assert_usable(model)
 
 
 def test_verbose_trace(load, capsys):
@@ -147,15 +181,16 @@ def test_bad_parameters(kwargs, error, message):
         SVC(**kwargs).fit(X, y)
 
 
-def test_missing_solvers_and_wrong_combinations_are_clear_errors():
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_every_registered_solver_solves_both_losses(loss):
+    # no solver is missing and none refuses a loss: each one fits, converges and agrees with SMO
     X, y = load_iris(return_X_y=True)
-    for name, entry in SOLVERS.items():
-        if entry is None:
-            with pytest.raises(NotImplementedError, match=f"solver='{name}' is not available"):
-                SVC(solver=name).fit(X, y)
-        elif "squared_hinge" not in entry[2]:
-            with pytest.raises(ValueError, match="does not solve loss='squared_hinge'"):
-                SVC(solver=name, loss="squared_hinge").fit(X, y)
+    assert sorted(SOLVERS) == ["cgd", "dcd", "pgd", "smo"]
+    smo = SVC(solver="smo", loss=loss).fit(X, y).predict(X)
+    for name in SOLVERS:
+        model = SVC(solver=name, loss=loss).fit(X, y)
+        assert model.status_ == ["converged"] * 3, name
+        assert np.mean(model.predict(X) == smo) >= 0.99, name
 
 
 def test_bad_data():
@@ -175,11 +210,11 @@ def test_bad_data():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("train,test", [("a9a.bz2", "a9a.t.bz2"), ("w7a.bz2", "w7a.t.bz2")])
-def test_benchmark_test_files_match_libsvm(load, train, test):
+def test_benchmark_test_files_match_libsvm(load_benchmark, train, test):
     from libsvm import svmutil
 
-    X, y = load(train)
-    Xt, yt = load(test, n_features=X.shape[1])
+    X, y = load_benchmark(train)
+    Xt, yt = load_benchmark(test, n_features=X.shape[1])
     gamma = 1.0 / X.shape[1]
     model = svmutil.svm_train(svmutil.svm_problem(y, sp.csr_matrix(X)),
                               svmutil.svm_parameter(f"-t 2 -g {gamma} -c 1 -q"))
@@ -218,7 +253,7 @@ def test_cli_train_predict_matches_libsvm(tmp_path, capsys, data_dir, options):
 
 
 def test_cli_multiclass_json_trace_and_model_round_trip(tmp_path, capsys):
-    from dualsvm import io
+    from dualsvm import models
 
     X, y = load_iris(return_X_y=True)
     data = tmp_path / "iris.svm"
@@ -232,14 +267,14 @@ def test_cli_multiclass_json_trace_and_model_round_trip(tmp_path, capsys):
     assert summary["status"] == "converged" and summary["kernel"]["gamma"] == 0.25
     assert {json.loads(line)["class"] for line in trace.read_text().splitlines()} == \
         {"0 vs 1", "0 vs 2", "1 vs 2"}
-    loaded = io.load_model(model)
+    loaded = models.load_model(model)
     reference = SVC(gamma=0.25, C=10).fit(X, y)
     np.testing.assert_allclose(loaded.decision_function(X), reference.decision_function(X),
                                atol=1e-9)
     assert loaded.status_ == reference.status_
     sparse = SVC(kernel="sigmoid", gamma=0.01).fit(sp.csr_matrix(X), y)
-    io.save_model(sparse, tmp_path / "s")
-    np.testing.assert_array_equal(io.load_model(tmp_path / "s").predict(X), sparse.predict(X))
+    models.save_model(sparse, tmp_path / "s")
+    np.testing.assert_array_equal(models.load_model(tmp_path / "s").predict(X), sparse.predict(X))
 
 
 def test_cli_precomputed_kernel_file(tmp_path, capsys):
@@ -269,19 +304,20 @@ def test_cli_bad_kernel_options(tmp_path, capsys, data_dir, options, message):
 
 
 def test_cli_bad_precomputed_file_and_damaged_kernel_model(tmp_path, capsys, data_dir):
-    from dualsvm import io
+    from dualsvm import models
+    from dualsvm.exceptions import ModelError
 
     status, _, err = _cli(capsys, "train", "-t", "4", data_dir / "heart_scale", tmp_path / "m")
     assert status == 1 and "precomputed kernel file needs '0:1'" in err
     model = SVC().fit(*load_iris(return_X_y=True))
-    io.save_model(model, tmp_path / "good")
+    models.save_model(model, tmp_path / "good")
     with np.load(tmp_path / "good") as npz:
         arrays = {name: npz[name] for name in npz.files}
     arrays["dual_coef_"] = arrays["dual_coef_"][:, :-1]
     np.savez(tmp_path / "bad.npz", **arrays)
-    with pytest.raises(io.ModelError, match="dual_coef_ must be finite float64 of shape"):
-        io.load_model(tmp_path / "bad.npz")
+    with pytest.raises(ModelError, match="dual_coef_ must be finite float64 of shape"):
+        models.load_model(tmp_path / "bad.npz")
     arrays.pop("dual_coef_")
     np.savez(tmp_path / "missing.npz", **arrays)
-    with pytest.raises(io.ModelError, match="entries missing: \\['dual_coef_'\\]"):
-        io.load_model(tmp_path / "missing.npz")
+    with pytest.raises(ModelError, match="entries missing: \\['dual_coef_'\\]"):
+        models.load_model(tmp_path / "missing.npz")

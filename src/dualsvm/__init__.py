@@ -1,18 +1,59 @@
-"""dualsvm: Support Vector Machines trained in the dual."""
+"""dualsvm: Support Vector Machines trained in the dual.
 
-__version__ = "0.1.0"
-__all__ = ["SVC", "LinearSVC", "__version__"]
+Architecture
+------------
+Layers, top to bottom; a module imports only from the layers below it and from
+the modules listed before it in its own layer, never upward, so there is no
+import cycle (``tests/test_architecture.py`` checks it, and that a name another
+module uses is public). An import inside a function only defers a heavy module
+(scikit-learn, compiled code) to the command that needs it.
+
+8. Command line: :mod:`dualsvm.cli` (``__init__``: ``main``; ``parser``; one module
+   per subcommand; ``report``: the one reporter of traces and summaries).
+7. Estimators (scikit-learn): :mod:`~dualsvm.base` (what they share: ``from_fit``),
+   :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.svc` (``SVC``), each
+   with ``from_fit`` / ``to_fit``;
+   :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR import/export
+   of estimators); :mod:`~dualsvm.plotting`.
+6. Model files: :mod:`dualsvm.persistence` (``container``: the zip/npy/JSON file;
+   ``linear``, ``kernel``: one module per model kind; ``liblinear``: LIBLINEAR's
+   text models; ``model_file``: any of them), on fit objects only.
+5. Training, producing fit objects: :mod:`~dualsvm.multiclass` (the one
+   one-vs-rest / one-vs-one driver), :mod:`~dualsvm.linear_training`
+   (``fit_linear``), :mod:`~dualsvm.kernel_training` (``fit_kernel``);
+   :mod:`dualsvm.outofcore` (on-disk datasets and ``outofcore.fit``, its own entry
+   point).
+4. Solvers: :mod:`dualsvm.solvers` (compiled epochs and their Python drivers,
+   ``run_epochs`` / ``Stopping``).
+3. Problems: :mod:`~dualsvm._random` (the seeded generator of compiled code),
+   :mod:`~dualsvm._rows` (row access for compiled code), :mod:`dualsvm.kernels`
+   (kernels, Q columns and their cache), :mod:`~dualsvm.problem` (the dual
+   problems, defined once).
+2. Data and shared rules: :mod:`~dualsvm.data` (the svmlight reader and its
+   diagnosis; :mod:`~dualsvm._svmlight`, its compiled parser),
+   :mod:`~dualsvm.fits` (``LinearFit``, ``KernelFit``: plain fitted models),
+   :mod:`~dualsvm.validation` (data checks, costs, class weights, the seed).
+1. Foundations: :mod:`~dualsvm.exceptions`, :mod:`~dualsvm.constants` (kernel
+   codes, statuses, TAU, defaults), :mod:`~dualsvm.files` (atomic writes).
+
+Only the estimators and ``models`` import scikit-learn (about 1.5 s); the command
+line trains, saves and reports without it, and imports each subcommand's module
+only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.SVC``,
+``dualsvm.save_model`` and ``dualsvm.load_model`` are imported on first use.
+"""
+
+from .constants import VERSION as __version__
+
+__all__ = ["SVC", "LinearSVC", "load_model", "save_model", "__version__"]
+
+_LAZY = {"LinearSVC": "linear_svc", "SVC": "svc", "save_model": "models", "load_model": "models"}
 
 
 def __getattr__(name):
     # The estimators import scikit-learn (about 1.5 s); the command line and the
     # compiled solvers do not need it, so it is imported on first use only.
-    if name == "LinearSVC":
-        from .estimators import LinearSVC
+    if name in _LAZY:
+        import importlib
 
-        return LinearSVC
-    if name == "SVC":
-        from .svc import SVC
-
-        return SVC
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

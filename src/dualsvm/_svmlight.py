@@ -45,6 +45,29 @@ def _is_space(c):
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _digits(buf, i, end, mantissa, digits, exponent, fraction):
+    """Read the decimal digits from buf[i]: the first 19 significant ones into the
+    mantissa; in the integer part each further digit multiplies by 10, in the
+    fraction (``fraction``) each kept digit and each leading zero divides by 10.
+    Returns (i, mantissa, digits, exponent, whether there was a digit)."""
+    seen = False
+    while i < end and 48 <= buf[i] <= 57:
+        seen = True
+        if digits > 0 or buf[i] != 48:
+            digits += 1
+            if digits <= 19:
+                mantissa = mantissa * np.uint64(10) + np.uint64(buf[i] - 48)
+                if fraction:
+                    exponent -= 1
+            elif not fraction:
+                exponent += 1
+        elif fraction:
+            exponent -= 1
+        i += 1
+    return i, mantissa, digits, exponent, seen
+
+
 @njit(cache=True, nogil=True)
 def _number(buf, start, end):
     """(value, exact) for buf[start:end]; exact=False means: let Python parse it."""
@@ -53,31 +76,11 @@ def _number(buf, start, end):
     if i < end and (buf[i] == 45 or buf[i] == 43):  # - +
         negative = buf[i] == 45
         i += 1
-    mantissa = np.uint64(0)
-    digits = 0
-    exponent = 0
-    seen_digit = False
-    while i < end and 48 <= buf[i] <= 57:
-        seen_digit = True
-        if digits > 0 or buf[i] != 48:
-            digits += 1
-            if digits <= 19:
-                mantissa = mantissa * np.uint64(10) + np.uint64(buf[i] - 48)
-            else:
-                exponent += 1
-        i += 1
+    i, mantissa, digits, exponent, seen_digit = _digits(buf, i, end, np.uint64(0), 0, 0, False)
     if i < end and buf[i] == 46:  # .
-        i += 1
-        while i < end and 48 <= buf[i] <= 57:
-            seen_digit = True
-            if digits > 0 or buf[i] != 48:
-                digits += 1
-                if digits <= 19:
-                    mantissa = mantissa * np.uint64(10) + np.uint64(buf[i] - 48)
-                    exponent -= 1
-            else:
-                exponent -= 1
-            i += 1
+        i, mantissa, digits, exponent, seen_fraction = _digits(buf, i + 1, end, mantissa, digits,
+                                                               exponent, True)
+        seen_digit = seen_digit or seen_fraction
     if not seen_digit:
         return 0.0, False
     if i < end and (buf[i] == 101 or buf[i] == 69):  # e E

@@ -38,9 +38,7 @@ import numpy as np
 from numba import njit
 
 from ._rows import kernel_rows, row_dot, squared_norms
-
-LOSSES = ("hinge", "squared_hinge")
-BIAS_MODES = ("none", "augmented", "exact")
+from .constants import BIAS_MODES, LOSSES
 
 
 def dual_parameters(C, loss):
@@ -66,7 +64,7 @@ def _check_modes(loss, bias, allowed_bias):
         raise ValueError(f"bias must be one of {allowed_bias}, got {bias!r}")
 
 
-class _BoxDual:
+class BoxDual:
     """What every dual problem shares: y, (D_ii, U_i) and the exact bias from KKT."""
 
     def intercept_from_dual(self, gradient, alpha):
@@ -86,6 +84,34 @@ class _BoxDual:
             return 0.5 * float(lo + hi)
         return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
 
+    def feasible(self, alpha):
+        """A warm start made feasible: zeros for None, else clipped to the box and,
+        for the exact bias, scaled down on one class so that y'a = 0 holds."""
+        if alpha is None:
+            return np.zeros(self.n_samples)
+        alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, self.upper_bound)
+        if self.bias == "exact":
+            positive = self.y > 0
+            sp, sn = alpha[positive].sum(), alpha[~positive].sum()
+            if sp > sn and sp > 0:
+                alpha[positive] *= sn / sp
+            elif sn > sp and sn > 0:
+                alpha[~positive] *= sp / sn
+        return alpha
+
+    def movable(self):
+        """Indices (int64) of the variables that can move: U_i > 0 (a zero-cost sample never does)."""
+        return np.flatnonzero(self.upper_bound > 0).astype(np.int64)
+
+    def max_violation(self, alpha, gradient):
+        """LIBSVM's measure of the exact-bias dual: max over I_up of -y_i G_i minus the
+        min over I_low (0 when a set is empty); at most ``-e`` at its optimum."""
+        score = -self.y * gradient
+        up, low = self.bias_sets(alpha)
+        if not up.any() or not low.any():
+            return 0.0
+        return float(score[up].max() - score[low].min())
+
     def bias_sets(self, alpha):
         """LIBSVM's I_up and I_low: where y_i a_i can still grow, and shrink.
 
@@ -98,7 +124,7 @@ class _BoxDual:
 
 
 @dataclass(eq=False)
-class DualProblem(_BoxDual):
+class DualProblem(BoxDual):
     """A binary SVM problem with its dual parameters.
 
     Parameters
@@ -169,7 +195,7 @@ class DualProblem(_BoxDual):
 
     def decision(self, w):
         """w'x_i for every training row (the augmented bias included)."""
-        return _decisions(self.rows, self.n_samples, w, self.augmented_value)
+        return decisions(self.rows, self.n_samples, w, self.augmented_value)
 
     def primal(self, w, intercept=0.0, decision=None):
         """P(w, b) = 1/2 w'w + sum_i C_i loss(y_i (w'x_i + b))."""
@@ -179,10 +205,7 @@ class DualProblem(_BoxDual):
 
     def loss_sum(self, decision, intercept=0.0):
         """sum_i C_i loss(y_i (w'x_i + b)): the primal without 1/2 w'w (sums over row blocks)."""
-        slack = np.maximum(0.0, 1.0 - self.y * (decision + intercept))
-        if self.loss == "squared_hinge":
-            slack = slack * slack
-        return float(self.C @ slack)
+        return loss_terms(self.y * (decision + intercept), self.C, self.loss)
 
     def dual(self, alpha, w):
         """D(a) = -1/2 w'w - 1/2 sum_i D_ii a_i^2 + sum_i a_i, with w = w(a)."""
@@ -247,7 +270,7 @@ class DualProblem(_BoxDual):
 
 
 @dataclass(eq=False)
-class KernelDualProblem(_BoxDual):
+class KernelDualProblem(BoxDual):
     """A binary kernel SVM problem: the dual above with Q_ij = y_i y_j K(x_i, x_j).
 
     There is no w to keep; solvers maintain the gradient G = (Q + D)a - e instead,
@@ -310,10 +333,7 @@ class KernelDualProblem(_BoxDual):
     def primal_from_gradient(self, alpha, gradient, intercept=0.0):
         """P(a, b), from (Q a)_i = G_i + 1 - D_ii a_i."""
         qa = gradient + 1.0 - self.diag * alpha
-        slack = np.maximum(0.0, 1.0 - qa - self.y * intercept)
-        if self.loss == "squared_hinge":
-            slack = slack * slack
-        return 0.5 * float(alpha @ qa) + float(self.C @ slack)
+        return 0.5 * float(alpha @ qa) + loss_terms(qa + self.y * intercept, self.C, self.loss)
 
     def certificate(self, alpha, gradient, dual=None):
         """(primal, dual, relative gap, intercept) of a dual point, in O(n).
@@ -329,12 +349,23 @@ class KernelDualProblem(_BoxDual):
 
 
 @njit(cache=True, nogil=True)
-def _decisions(rows, n, w, bias):
-    # The kernels' own row products, so dense and CSR data give identical sums.
+def decisions(rows, n, w, bias):
+    """w'x_i (+ B w_d) of rows 0..n-1 of ``rows`` (see ``_rows``).
+
+    The kernels' own row products, so dense and CSR data give identical sums.
+    """
     out = np.empty(n)
     for i in range(n):
         out[i] = row_dot(rows, i, w, bias)
     return out
+
+
+def loss_terms(margins, cost, loss):
+    """sum_i C_i loss(m_i) at the margins m_i = y_i (w'x_i + b)."""
+    slack = np.maximum(0.0, 1.0 - margins)
+    if loss == "squared_hinge":
+        slack = slack * slack
+    return float(cost @ slack)
 
 
 def relative_gap(primal, dual):

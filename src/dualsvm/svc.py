@@ -1,27 +1,34 @@
 """``dualsvm.SVC``: kernel support vector classification, LIBSVM's C-SVC and more.
 
-Validation here (scikit-learn); training in :mod:`dualsvm.kernel_training`:
-binary :class:`~dualsvm.problem.KernelDualProblem` instances solved by the solver
-``solver`` names (``SOLVERS``), one-vs-one exactly as LIBSVM splits them.
+Validation here (scikit-learn and :mod:`dualsvm.validation`); training in
+:mod:`dualsvm.kernel_training`: binary :class:`~dualsvm.problem.KernelDualProblem`
+instances solved by the solver ``solver`` names (``KERNEL_SOLVERS``), one-vs-one
+exactly as LIBSVM splits them, into a :class:`~dualsvm.fits.KernelFit`;
+:meth:`SVC.from_fit` turns one into a fitted estimator.
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import _ovr_decision_function
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimators import _costs, _training_data
-from .kernel_training import SOLVERS, fit_kernel, solver_entry
-from .kernels import KERNELS
+# Private scikit-learn APIs with no public equivalent (scikit-learn is pinned below
+# the next minor version in pyproject.toml for them): the parameter declarations
+# and their check in fit, and the one-vs-one to one-vs-rest decision transform.
+from sklearn.base import _fit_context  # noqa: I001
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import _ovr_decision_function
+
+from .base import FitMixin
+from .constants import KERNELS, LOSSES
+from .fits import pair_coefficients
+from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_solver
+from .validation import sample_costs, training_data
 
 
-class SVC(ClassifierMixin, BaseEstimator):
+class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     """Kernel support vector classifier trained in the dual (LIBSVM's C-SVC).
 
     Solves, for each pair of classes,
@@ -51,7 +58,7 @@ class SVC(ClassifierMixin, BaseEstimator):
     solver : {'smo', 'cgd', 'dcd', 'pgd'}, default='smo'
         'smo': SMO decomposition with second-order working sets and shrinking
         (LIBSVM's algorithm; exact bias). 'cgd', 'dcd' (no bias), 'pgd': see
-        ``dualsvm.svc.SOLVERS``.
+        ``dualsvm.kernel_training.KERNEL_SOLVERS``.
     tol : float, default=1e-3
         LIBSVM's ``-e``: stop when the maximal KKT violation is below tol.
     cache_size : float, default=200
@@ -101,8 +108,8 @@ class SVC(ClassifierMixin, BaseEstimator):
         "degree": [Interval(Integral, 0, None, closed="left")],
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
         "coef0": [Interval(Real, None, None, closed="neither")],
-        "loss": [StrOptions({"hinge", "squared_hinge"})],
-        "solver": [StrOptions(set(SOLVERS))],
+        "loss": [StrOptions(set(LOSSES))],
+        "solver": [StrOptions(set(KERNEL_SOLVERS))],
         "tol": [Interval(Real, 0.0, None, closed="neither")],
         "cache_size": [Interval(Real, 0.0, None, closed="neither")],
         "shrinking": ["boolean"],
@@ -154,9 +161,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        solver_entry(self.solver, self.loss)  # a missing solver or a wrong loss: before the data
-        X, y, self.classes_ = _training_data(self, X, y)
-        cost = _costs(self, X, y, self.classes_, sample_weight)
+        kernel_solver(self.solver, self.loss)  # an unknown solver or a wrong loss: before the data
+        X, y, classes = training_data(self, X, y)
+        cost = sample_costs(self.C, self.class_weight, y, classes, sample_weight)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
@@ -164,18 +171,18 @@ class SVC(ClassifierMixin, BaseEstimator):
             X = X.toarray() if sp.issparse(X) else X
         if not (cost > 0).any():
             raise ValueError("every sample has zero weight (sample_weight or class_weight)")
-        self._set_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
-        if self._fit.early_stop():
-            warnings.warn(f"{self._fit.early_stop()} Increase max_iter or time_limit, or "
-                          "loosen tol.", ConvergenceWarning, stacklevel=3)
-        return self
+        return self._take_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
 
-    def _set_fit(self, fit):
+    def to_fit(self):
+        """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold)."""
+        check_is_fitted(self)
+        return self._fit
+
+    def _set_fitted(self, fit):
         """Take the fitted attributes of a KernelFit (scikit-learn's signs)."""
         self._fit = fit
-        for name, value in vars(fit).items():
-            if name.endswith("_"):
-                setattr(self, name, value)
+        for name, value in fit.fitted_attributes().items():
+            setattr(self, name, value)
         self._gamma = fit.kernel.gamma
         if len(fit.classes_) == 2:  # positive decisions mean classes_[1]
             self.dual_coef_ = -fit.dual_coef_
@@ -210,13 +217,10 @@ class SVC(ClassifierMixin, BaseEstimator):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         check_is_fitted(self)
-        from .kernel_training import pair_coefficients
-
         coef = pair_coefficients(self._fit.dual_coef_, self.n_support_) @ self.support_vectors_
         return -np.asarray(coef) if len(self.classes_) == 2 else np.asarray(coef)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags

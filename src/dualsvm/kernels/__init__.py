@@ -13,12 +13,11 @@ Contract (kept stable for every kernel solver):
   counters ``kernel_evaluations``, ``cache_hits``, ``cache_misses``. See
   :mod:`dualsvm.kernels.qmatrix` for how a solver gets columns and shrinks.
 * The dual problem around it is :class:`dualsvm.problem.KernelDualProblem`.
+* Kernel codes (LIBSVM's ``-t`` numbers) are in :mod:`dualsvm.constants`.
 """
 
-from .functions import (KERNEL_NAMES, KERNELS, LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID, Kernel,
-                        kernel_from_dot, kernel_from_dots, make_kernel, squared_row_norms)
+from .functions import Kernel, kernel_from_dot, kernel_from_dots, make_kernel, squared_row_norms
 from .qmatrix import MIN_SLOTS, QMatrix, claim_slot, new_generation, q_column
 
-__all__ = ["KERNELS", "KERNEL_NAMES", "LINEAR", "MIN_SLOTS", "POLY", "PRECOMPUTED", "RBF",
-           "SIGMOID", "Kernel", "QMatrix", "claim_slot", "kernel_from_dot", "kernel_from_dots",
+__all__ = ["MIN_SLOTS", "Kernel", "QMatrix", "claim_slot", "kernel_from_dot", "kernel_from_dots",
            "make_kernel", "new_generation", "q_column", "squared_row_norms"]

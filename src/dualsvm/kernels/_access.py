@@ -11,7 +11,7 @@ added in feature order, as a row-wise sparse dot adds them, so the sums are equa
 
 from numba.extending import overload
 
-from .._rows import _is_dense
+from .._rows import is_dense
 
 
 def column_dots(rows, by_feature, j, work):
@@ -45,7 +45,7 @@ _FAST = {"cache": True, "inline": "always", "fastmath": {"reassoc", "contract", 
 
 @overload(column_dots, jit_options=_FAST)
 def _column_dots(rows, by_feature, j, work):
-    if _is_dense(rows):
+    if is_dense(rows):
         return lambda rows, by_feature, j, work: rows[j]
 
     def csr(rows, by_feature, j, work):
@@ -61,7 +61,7 @@ def _column_dots(rows, by_feature, j, work):
 
 @overload(clear_dots, jit_options=_FAST)
 def _clear_dots(rows, by_feature, j, work):
-    if _is_dense(rows):
+    if is_dense(rows):
         return lambda rows, by_feature, j, work: None
 
     def csr(rows, by_feature, j, work):
@@ -76,7 +76,7 @@ def _clear_dots(rows, by_feature, j, work):
 
 @overload(entry_dot, jit_options=_FAST)
 def _entry_dot(rows, i, dots):
-    if _is_dense(rows):
+    if is_dense(rows):
         def dense(rows, i, dots):
             s = 0.0
             for k in range(rows.shape[1]):
@@ -88,13 +88,8 @@ def _entry_dot(rows, i, dots):
 
 @overload(row_square, jit_options=_FAST)
 def _row_square_impl(rows, i, work):
-    if _is_dense(rows):
-        def dense(rows, i, work):
-            s = 0.0
-            for k in range(rows.shape[1]):
-                s += rows[i, k] * rows[i, k]
-            return s
-        return dense
+    if is_dense(rows):
+        return lambda rows, i, work: entry_dot(rows, i, rows[i])
 
     def csr(rows, i, work):
         data, indices, indptr = rows
@@ -107,6 +102,6 @@ def _row_square_impl(rows, i, work):
 
 @overload(gram_entry, jit_options=_FAST)
 def _gram_entry_impl(rows, j, i):
-    if _is_dense(rows):
+    if is_dense(rows):
         return lambda rows, j, i: rows[j, i]
     return lambda rows, j, i: 0.0  # a precomputed kernel matrix is always dense

@@ -28,11 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-#: Kernel codes across the Python/Numba boundary (LIBSVM's -t numbers).
-LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
-KERNELS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
-           "precomputed": PRECOMPUTED}
-KERNEL_NAMES = {code: name for name, code in KERNELS.items()}
+from ..constants import KERNELS, POLY, PRECOMPUTED, RBF, SIGMOID
 
 
 @dataclass(frozen=True)

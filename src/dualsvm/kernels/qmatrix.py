@@ -50,8 +50,9 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .._rows import kernel_rows
+from ..constants import PRECOMPUTED
 from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
-from .functions import PRECOMPUTED, kernel_from_dot, kernel_from_dots
+from .functions import kernel_from_dot, kernel_from_dots
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
 CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
@@ -66,13 +67,21 @@ BLOCK_BYTES = 16 * 2**20
 #: Below this many entries a column is computed on one thread (measured on 2
 #: cores: no gain at 5000 entries, about 1.4x at 50000).
 _PARALLEL_ENTRIES = 16384
+#: Ranges a parallel column is cut into for the threads.
+_CHUNKS = 64
 
-# Numba's OpenMP layer (picked when libgomp is present) spin-waits at every
-# parallel region: with one column per region and the other core busy it made
-# a column 5 to 50 times slower than one thread. Its own pool ("workqueue")
-# does not; an explicit NUMBA_THREADING_LAYER still wins.
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "workqueue"
+
+def _prefer_workqueue():
+    """Run the parallel column loops on Numba's own thread pool ("workqueue").
+
+    Numba's OpenMP layer (picked when libgomp is present) spin-waits at every
+    parallel region: with one column per region and the other core busy it made
+    a column 5 to 50 times slower than one thread. Called when the first QMatrix
+    is built, before any parallel loop runs (the layer is fixed at the first
+    one), not at import; an explicit NUMBA_THREADING_LAYER still wins.
+    """
+    if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
+        numba.config.THREADING_LAYER = "workqueue"
 
 
 class QMatrix:
@@ -92,6 +101,7 @@ class QMatrix:
     """
 
     def __init__(self, X, y, kernel, cache_size=200.0):
+        _prefer_workqueue()
         n = X.shape[0]
         if kernel.code != PRECOMPUTED and sp.issparse(X) and _dense_enough(X):
             X = X.toarray()
@@ -308,35 +318,49 @@ def _fill_signatures():
                    column) for rows in layouts]
 
 
-# The precomputed test stays outside the loops over entries: inside, it made a
-# column 1.5x slower (measured on a9a rows).
-@njit(_fill_signatures(), cache=True, nogil=True, parallel=True)
-def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
-    if params[0] == PRECOMPUTED:
-        for k in prange(start, m):
-            i = active[k]
-            column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))
-        return
-    dots = column_dots(rows, by_feature, j, work)
-    for k in prange(start, m):
+@njit(cache=True, nogil=True, inline="always")
+def _fill_gram(rows, y, j, active, low, high, column):
+    """column[i] = Q_ij for i in active[low:high], from a precomputed kernel matrix."""
+    for k in range(low, high):
+        i = active[k]
+        column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))  # row j: contiguous
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_kernel(rows, y, sq_norms, params, dots, j, active, low, high, column):
+    """column[i] = Q_ij for i in active[low:high], from column_dots's ``dots``."""
+    for k in range(low, high):
         i = active[k]
         value = kernel_from_dot(params, entry_dot(rows, i, dots), sq_norms[i], sq_norms[j])
         column[i] = np.float32(y[i] * y[j] * value)
+
+
+# The precomputed test stays outside the loops over entries: inside, it made a
+# column 1.5x slower (measured on a9a rows). Both fillers run the same two loops
+# (_fill_gram, _fill_kernel) over a range of entries; the parallel one over
+# _CHUNKS ranges, which the threads share (at least 256 entries each).
+@njit(_fill_signatures(), cache=True, nogil=True, parallel=True)
+def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+    size = (m - start + _CHUNKS - 1) // _CHUNKS
+    if params[0] == PRECOMPUTED:
+        for c in prange(_CHUNKS):
+            _fill_gram(rows, y, j, active, start + c * size, min(start + (c + 1) * size, m),
+                       column)
+        return
+    dots = column_dots(rows, by_feature, j, work)
+    for c in prange(_CHUNKS):
+        _fill_kernel(rows, y, sq_norms, params, dots, j, active, start + c * size,
+                     min(start + (c + 1) * size, m), column)
     clear_dots(rows, by_feature, j, work)
 
 
 @njit(cache=True, nogil=True)
 def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
     if params[0] == PRECOMPUTED:
-        for k in range(start, m):
-            i = active[k]
-            column[i] = np.float32(y[i] * y[j] * gram_entry(rows, j, i))  # row j: contiguous
+        _fill_gram(rows, y, j, active, start, m, column)
         return
     dots = column_dots(rows, by_feature, j, work)
-    for k in range(start, m):
-        i = active[k]
-        value = kernel_from_dot(params, entry_dot(rows, i, dots), sq_norms[i], sq_norms[j])
-        column[i] = np.float32(y[i] * y[j] * value)
+    _fill_kernel(rows, y, sq_norms, params, dots, j, active, start, m, column)
     clear_dots(rows, by_feature, j, work)
 
 

@@ -3,11 +3,11 @@
 * :class:`DiskDataset`, :func:`convert`: the format and its streaming converter
   (:mod:`.format`, :mod:`.convert`).
 * :func:`fit`: block minimization, selective block minimization and dual
-  cached loops under a memory budget (:mod:`.solvers`, :mod:`.fit`).
+  cached loops under a memory budget (:mod:`.solvers`, :mod:`.training`).
 """
 
-from .format import DiskDataset
 from .convert import convert
-from .fit import fit, fit_linear_disk
+from .format import DiskDataset
+from .training import fit
 
-__all__ = ["DiskDataset", "convert", "fit", "fit_linear_disk"]
+__all__ = ["DiskDataset", "convert", "fit"]

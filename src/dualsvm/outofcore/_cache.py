@@ -3,7 +3,7 @@
 The cache holds up to ``rows_cap`` rows and ``nnz_cap`` non-zeros: CSR arrays
 ``data``, ``indices``, ``indptr``, the dataset row number of each cached row
 (``row_id``) and, per row, the dual parameters copied from the row's block
-problem (y_i, Q_ii + D_ii, D_ii, U_i) and its dual variable a_i. While a row is
+problem (y_i, Q_ii + D_ii, D_ii, U_i, C_i) and its dual variable a_i. While a row is
 cached its a_i lives here; :meth:`RowCache.store` writes the cached values back
 to the global alpha. Rows are removed by compaction in place and appended at
 the end, so the first ``size`` rows always form a valid CSR matrix that the
@@ -13,18 +13,22 @@ DCD kernel reads like any other.
 import numpy as np
 from numba import njit
 
-from ..problem import _decisions
+from ..problem import BoxDual, decisions, loss_terms
 
 #: Rows of ``RowCache.values``.
-Y, Q_DIAG, DIAG, UPPER, ALPHA = range(5)
+Y, Q_DIAG, DIAG, UPPER, COST, ALPHA = range(6)
 #: Bytes a cached row costs besides its non-zeros: its indptr entry, row_id, the
-#: five per-row values and an entry of the DCD kernel's index array.
-ROW_BYTES = 8 + 8 + 5 * 8 + 8
+#: six per-row values and an entry of the DCD kernel's index array.
+ROW_BYTES = 8 + 8 + 6 * 8 + 8
 NNZ_BYTES = 12  # float64 value + int32 column index
 
 
-class RowCache:
-    """Rows of a dataset with their dual parameters (see the module docstring)."""
+class RowCache(BoxDual):
+    """Rows of a dataset with their dual parameters (see the module docstring).
+
+    The first ``size`` rows are a :class:`~dualsvm.problem.DualProblem` to the
+    DCD solvers (the same attributes, and BoxDual's rules).
+    """
 
     def __init__(self, rows_cap, nnz_cap, augmented_value, bias):
         self.rows_cap = int(rows_cap)
@@ -33,7 +37,7 @@ class RowCache:
         self.indices = np.empty(self.nnz_cap, dtype=np.int32)
         self.indptr = np.zeros(self.rows_cap + 1, dtype=np.int64)
         self.row_id = np.empty(self.rows_cap, dtype=np.int64)
-        self.values = np.empty((5, self.rows_cap))
+        self.values = np.empty((6, self.rows_cap))
         self.size = 0
         self.nnz = 0
         self.augmented_value = augmented_value
@@ -83,8 +87,20 @@ class RowCache:
 
     def gradient(self, w):
         """G_i = y_i w'x_i - 1 + D_ii a_i of the cached rows."""
-        decision = _decisions(self.rows, self.size, w, self.augmented_value)
+        decision = decisions(self.rows, self.size, w, self.augmented_value)
         return self.y * decision - 1.0 + self.diag * self.alpha
+
+    def loss_sum(self, w, loss, start=0):
+        """sum of C_i loss(y_i w'x_i) over the cached rows ``start`` and after."""
+        if start >= self.size:
+            return 0.0
+        rows = (self.data, self.indices, self.indptr[start:self.size + 1])
+        decision = decisions(rows, self.size - start, w, self.augmented_value)
+        y, cost = self.values[Y, start:self.size], self.values[COST, start:self.size]
+        return loss_terms(y * decision, cost, loss)
+
+    def clear(self):
+        self.size = self.nnz = 0
 
     def store(self, alpha):
         """Write the cached rows' a_i into the global alpha."""
@@ -112,7 +128,7 @@ class RowCache:
         self.size, self.nnz = _append(
             self.size, self.nnz, self.data, self.indices, self.indptr, self.values, self.row_id,
             block.data, block.indices, block.indptr, np.asarray(selected, dtype=np.int64),
-            problem.y, problem.q_diag, problem.diag, problem.upper_bound,
+            problem.y, problem.q_diag, problem.diag, problem.upper_bound, problem.C,
             alpha[block.rows], block.first_row)
         return self.size - before
 
@@ -164,7 +180,7 @@ def _compact(keep, size, data, indices, indptr, values, row_id):
 
 @njit(cache=True, nogil=True)
 def _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices, b_indptr,
-            selected, y, q_diag, diag, upper_bound, alpha, first_row):
+            selected, y, q_diag, diag, upper_bound, cost, alpha, first_row):
     rows_cap = row_id.shape[0]
     nnz_cap = data.shape[0]
     for s in range(selected.shape[0]):
@@ -180,7 +196,8 @@ def _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices,
         values[1, size] = q_diag[i]
         values[2, size] = diag[i]
         values[3, size] = upper_bound[i]
-        values[4, size] = alpha[i]
+        values[4, size] = cost[i]
+        values[5, size] = alpha[i]
         row_id[size] = first_row + i
         nnz += length
         size += 1

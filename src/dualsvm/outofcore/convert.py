@@ -2,7 +2,7 @@
 
 The input is read in chunks of about ``chunk_mb`` MB of whole lines (``.gz``
 and ``.bz2`` decompressed on the fly); each chunk is parsed by the compiled
-svmlight parser of :mod:`dualsvm._svmlight` (as :func:`dualsvm.io.read_svmlight`),
+svmlight parser of :mod:`dualsvm._svmlight` (as :func:`dualsvm.data.read_svmlight`),
 optionally transformed, and cut into blocks of about
 ``block_mb`` MB (in-memory size) that are compressed and written at once. Peak
 memory is a few chunks and blocks, whatever the size of the input.
@@ -27,12 +27,13 @@ import zlib
 import numpy as np
 from numba import njit
 
-from ..io import DataError, _diagnose, _one_line, _open_data
-from .format import DatasetWriter, _decode, block_nbytes, encode_block
+from ..data import diagnose, open_data
+from ..exceptions import DataError, one_line
+from .format import DatasetWriter, block_nbytes, decode_block, encode_block
 
 
-def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly2=False,
-            replicas=1, perturbation=0.0, shuffle=False, seed=0, compression="zstd",
+def convert(inputs, path, *, block_mb=8.0, chunk_mb=16.0, n_features=None, poly2=False,
+            replicas=1, perturbation=0.0, shuffle=True, seed=0, compression="zstd",
             progress=None):
     """Convert svmlight files into a block dataset at ``path``.
 
@@ -45,6 +46,8 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly
         The dataset directory to create (must not exist, or be empty).
     block_mb : float
         In-memory size of a block in MB; a block holds at least one row.
+        Training regroups blocks into sub-problems each pass: choose blocks of
+        at most 1/16 of the memory budget it will run with.
     chunk_mb : float
         Text read and parsed at once, in MB.
     n_features : int or None
@@ -57,8 +60,9 @@ def convert(inputs, path, *, block_mb=64.0, chunk_mb=16.0, n_features=None, poly
     perturbation : float
         Relative noise s of copies 1..R-1.
     shuffle : bool
-        Write the rows in a random order (seeded), so that every block is a
-        random sample of the data, as block minimization assumes. Bounded
+        Write the rows in a random order (seeded; the default), so that every
+        block is a random sample of the data, as block minimization assumes
+        (False keeps the file order). Bounded
         memory: a first pass scatters the rows into temporary bucket files of
         about four blocks each, a second shuffles each bucket and writes it.
     seed : int
@@ -138,13 +142,13 @@ def _chunks(inputs, chunk_bytes):
         if not os.path.isfile(path):
             raise DataError(f"{path}: no such file")
         first_line = 1
-        with _open_data(path) as f:
+        with open_data(path) as f:
             while True:
                 try:
                     lines = f.readlines(chunk_bytes)
                 except (EOFError, OSError, zlib.error) as e:
                     raise DataError(f"{path}: truncated or corrupt compressed file "
-                                    f"({_one_line(e)})") from None
+                                    f"({one_line(e)})") from None
                 if not lines:
                     break
                 text = b"".join(lines)
@@ -153,7 +157,7 @@ def _chunks(inputs, chunk_bytes):
                 except ValueError:  # a token the grammar accepts that float() does not
                     parsed = None
                 if not isinstance(parsed, tuple):
-                    problem = _diagnose(text, parsed)
+                    problem = diagnose(text, parsed)
                     line, _, what = problem.partition(": ") if problem.startswith("line ") else ("", "", problem)
                     at = f"line {first_line - 1 + int(line[5:])}" if line else f"lines {first_line}-"
                     raise DataError(f"{path}: {at}: {what}")
@@ -201,7 +205,7 @@ class _Buckets:
                 while header := f.read(24):
                     n_rows, nnz, size = np.frombuffer(header, dtype="<i8").tolist()
                     payload = self.decompress(f.read(size), max_output_size=block_nbytes(n_rows, nnz))
-                    block = _decode(payload, 0, 0, n_rows, nnz, 2**31 - 1, path)
+                    block = decode_block(payload, 0, 0, n_rows, nnz, 2**31 - 1, path)
                     pieces.append((block.labels, block.indptr.astype(np.int64), block.indices, block.data))
             os.unlink(path)
             if pieces:

@@ -26,7 +26,7 @@ A block decompresses to four little-endian arrays, back to back::
 Reading a block checks, in this order, that the file holds its bytes, the
 CRC-32 of the compressed bytes, that it decompresses to exactly the size its
 shape implies, and that the row pointers and column indices are consistent;
-any failure is a :class:`~dualsvm.io.DataError` naming the block and the file.
+any failure is a :class:`~dualsvm.exceptions.DataError` naming the block and the file.
 
 Compression: zstd level 1 by default. On degree-2 ijcnn1 rows (38 MB) zlib-1
 decompressed at 332 MB/s and zlib-6 at 443 MB/s, zstd-1 at 785 MB/s with the
@@ -49,7 +49,7 @@ import zlib
 
 import numpy as np
 
-from ..io import DataError
+from ..exceptions import DataError
 
 FORMAT_NAME = "dualsvm-blocks"
 FORMAT_VERSION = 1
@@ -220,7 +220,7 @@ class DiskDataset:
             if len(payload) != expected:
                 raise DataError(f"{where}: corrupted (decompressed to {len(payload)} bytes, "
                                 f"expected {expected})")
-            block = _decode(payload, k, entry["first_row"], n_rows, nnz, self.n_features, where)
+            block = decode_block(payload, k, entry["first_row"], n_rows, nnz, self.n_features, where)
             self.rows_read += n_rows
             return block
 
@@ -254,7 +254,8 @@ class DiskDataset:
         return X, y
 
 
-def _decode(payload, number, first_row, n_rows, nnz, n_features, where):
+def decode_block(payload, number, first_row, n_rows, nnz, n_features, where):
+    """The Block of one decompressed payload, its row pointers and columns checked."""
     buffer = memoryview(payload)
     at = 0
 

@@ -1,17 +1,20 @@
 """Dual coordinate descent on data read from disk, block by block.
 
-All three solvers keep the dual variables of all n rows and w in memory (O(n + d))
-and the rows themselves on disk; they differ in which rows sit in memory while
-DCD runs (``solvers/_dcd_kernels.dcd_epoch``, through :class:`DualCD` or directly):
+All three solvers keep the dual variables of all n rows, their D_ii and w in
+memory (O(n + d)) and the rows themselves on disk; they differ in which rows sit
+in memory while DCD runs (``solvers/_dcd_kernels.dcd_epoch``, through
+:class:`DualCD` or directly):
 
-* :class:`BlockMinimization` (Yu, Hsieh, Chang and Lin, KDD 2010): the blocks in
-  a random order, each loaded once per pass; DCD on the block's rows for up to
-  ``inner_epochs`` epochs with the global w (the block's sub-problem, with the
-  other blocks' a fixed).
+* :class:`BlockMinimization` (Yu, Hsieh, Chang and Lin, KDD 2010) with the
+  partition redrawn every pass: the blocks, in a new random order each pass,
+  are grouped into sub-problems that fill the memory budget; each sub-problem
+  is solved by DCD with the global w (the other rows' a fixed) for up to
+  ``inner_epochs`` epochs, to an inner tolerance that tightens with the outer
+  violation.
 * the same with ``selective=True``, selective block minimization (Chang and
-  Roth, KDD 2011): a bounded cache of informative rows of the blocks seen so far
-  (free variables 0 < a_i < U_i first, then those nearest the margin, by |G_i|)
-  joins every block's sub-problem.
+  Roth, KDD 2011): half of the budget keeps informative rows of the groups seen
+  so far (free variables 0 < a_i < U_i first, then those nearest the margin, by
+  |G_i|), and they join every later sub-problem.
 * :class:`DualCachedLoops` (Matsushima, Vishwanathan and Smola, KDD 2012): a
   reader thread streams the blocks and screens their rows (a row whose a_i sits
   at a bound with a gradient that keeps it there by more than ``epsilon`` is not
@@ -20,38 +23,43 @@ DCD runs (``solvers/_dcd_kernels.dcd_epoch``, through :class:`DualCD` or directl
   rows when full) and drops rows that the epsilon rule marks, all without the
   GIL.
 
-Measured (benchmarks/results/outofcore.md): BM needs many more passes than
-in-memory DCD needs epochs, because the partition of rows into blocks is fixed.
-On ijcnn1-poly2 (C = 0.1, 35 blocks), one DCD sweep per block in a random block
-order, in memory, left a relative gap of 1.5e-2 after 12 passes with a fixed
-random partition and 1.5e-1 with blocks in file order (ijcnn1's last rows are
-all negative), against 1.9e-4 for the same sweeps over a new random permutation
-of all rows each pass. ``convert(shuffle=True)`` removes the file-order part;
-SBM's and DCL's caches, which mix rows of all blocks, remove most of the rest.
+Why regroup: with a fixed partition of a9a into 6 blocks, block minimization
+plateaued at a relative gap of 2.5e-2 after 30 passes however exactly each block
+was solved; the same rows in 24 to 600 smaller blocks, grouped at random into
+sub-problems of the same size each pass, reached 1.4e-4 to 9e-5 (issue #10).
+A fixed partition is what stalls; a fresh grouping costs no memory.
 
 An *epoch* (one call of ``epoch()``, one record of the driver) is one pass over
-the data on disk. The dual parameters of every row (C_i, D_ii, U_i, both losses,
-bias none or augmented) come from the block's :class:`~dualsvm.problem.DualProblem`.
-Memory: rows held by the solver at once (blocks being trained, read ahead by
-the reader thread, and the cache) stay within ``memory`` bytes.
+the data on disk. The certificate costs no second pass while training: the dual
+D(a) = sum_i (a_i - D_ii a_i^2 / 2) - w'w / 2 is exact from the vectors in
+memory, and the loss part of the primal is summed while the pass streams the
+rows, each group (BM, SBM) or block (DCL) with the w of that moment. That
+primal is an estimate, since w moves during the pass; only when the estimated
+gap reaches ``gap_tol`` (and for the final model) is the exact certificate
+computed, by one more pass with a fixed w. So a reported ``gap`` that stops
+training is always exact (the record's ``certified`` says which were).
+
+The dual parameters of every row (C_i, D_ii, U_i, both losses, bias none or
+augmented) come from the block's :class:`~dualsvm.problem.DualProblem`.
+Memory: rows held by the solver at once (blocks being read ahead by the reader
+thread, the sub-problem or cache) stay within ``memory`` bytes.
 """
 
 import queue
 import threading
+import time
 
 import numpy as np
 
 from .._random import new_state
-from ..io import DataError
 from ..problem import DualProblem, relative_gap
 from ..solvers._dcd_kernels import dcd_epoch
 from ..solvers.dcd import DualCD
 from ._cache import RowCache
 
-#: Blocks held at once by a block pass: the one trained on, one queued by the
-#: reader thread and one being read.
-BLOCKS_IN_FLIGHT = 3
-
+#: Blocks held at once besides the sub-problem or cache: the one being copied
+#: in, and the next one, queued or being read by the reader thread.
+BLOCKS_IN_FLIGHT = 2
 
 class DiskProblem:
     """The binary dual problem of a :class:`DiskDataset`: its blocks' DualProblems.
@@ -117,7 +125,7 @@ class DiskProblem:
             w += problem.weights(alpha[block.rows])
         return w
 
-    def check_budget(self, memory, what, blocks=BLOCKS_IN_FLIGHT):
+    def check_budget(self, memory, what, blocks):
         """Raise ValueError unless ``memory`` bytes hold ``blocks`` blocks."""
         need = blocks * self.block_nbytes
         if memory < need:
@@ -134,18 +142,23 @@ class DiskProblem:
 
 
 class Prefetcher:
-    """Read, check and prepare blocks in a background thread, one queued ahead.
+    """Read, check and prepare blocks in a background thread, one block ahead.
 
-    Iterate for (block, problem) pairs, or call :meth:`get` with ``wait=False``
-    to poll. An error in the thread is raised by the consumer. Reading
-    (file I/O, CRC, zstd/zlib) and DualProblem's compiled parts release the GIL,
-    so this thread runs truly in parallel with a compiled trainer.
+    The thread reads block k + 1 while the consumer works with block k, and
+    starts on block k + 2 only once k + 1 has been taken: at most two blocks
+    are in memory at once (BLOCKS_IN_FLIGHT). Iterate for (block, problem)
+    pairs, or call :meth:`get` with ``wait=False`` to poll. An error in the
+    thread is raised by the consumer. Reading (file I/O, CRC, zstd/zlib) and
+    DualProblem's compiled parts release the GIL, so this thread runs truly in
+    parallel with a compiled trainer.
     """
 
     _END = object()
 
-    def __init__(self, dataset, order, prepare, depth=1):
-        self.queue = queue.Queue(maxsize=depth)
+    def __init__(self, dataset, order, prepare):
+        self.queue = queue.Queue(maxsize=1)
+        self.taken = threading.Event()
+        self.taken.set()
         self.stopped = threading.Event()
         self.finished = False
         self.thread = threading.Thread(target=self._work, args=(dataset, list(order), prepare),
@@ -156,11 +169,17 @@ class Prefetcher:
         read = dataset.reader()
         try:
             for k in order:
+                while not self.taken.wait(0.05):  # the last block is still queued
+                    if self.stopped.is_set():
+                        return
                 if self.stopped.is_set():
                     return
                 block = read(k)
-                if not self._put((block, prepare(block))):
+                item = (block, prepare(block))
+                self.taken.clear()
+                if not self._put(item):
                     return
+                block = item = None
             self._put(self._END)
         except BaseException as error:  # handed to the consumer
             self._put(error)
@@ -187,6 +206,7 @@ class Prefetcher:
             item = self.queue.get(block=wait)
         except queue.Empty:
             return None
+        self.taken.set()
         if item is self._END:
             self.finished = True
             self.thread.join()
@@ -232,12 +252,19 @@ def _return_freed_blocks_to_the_os():
 
 
 class _DiskSolver:
-    """What the out-of-core solvers share: state, warm start, passes, the record."""
+    """What the out-of-core solvers share: state, warm start, the streamed
+    certificate, the per-pass record."""
 
-    def __init__(self, problem, tol, *, memory, random_state, alpha=None, w=None):
+    def __init__(self, problem, tol, *, memory, random_state, gap_tol, shrinking, shuffle,
+                 alpha, w, what, blocks_held):
+        # the budget holds the blocks in flight and at least blocks_held more
+        problem.check_budget(memory, what, BLOCKS_IN_FLIGHT + blocks_held)
         _return_freed_blocks_to_the_os()
         self.problem = problem
         self.tol = tol
+        self.gap_tol = gap_tol
+        self.shrinking = shrinking
+        self.shuffle = shuffle
         self.memory = int(memory)
         self.generator = random_state
         n = problem.n_samples
@@ -251,15 +278,28 @@ class _DiskSolver:
             self.w = problem.weights(self.alpha) if w is None else np.array(w, dtype=np.float64)
             if self.w.shape != (problem.n_weights,):
                 raise ValueError(f"w has shape {self.w.shape}, expected ({problem.n_weights},)")
+        # D_ii of every row, filled in as blocks are read: the exact dual needs no disk
+        self.row_diag = np.zeros(n)
         self.violation = np.inf
         self.rows_read_before = problem.dataset.rows_read
-        self.active_size = 0  # rows in memory during the last pass (block + cache)
+        self.active_size = 0  # rows in memory during the last pass (sub-problem or cache)
         self.cache_size = 0
+        self.wait_share = 0.0
+        self.certified = False
+        self._estimate = None
+        self._loss = self._waited = self._started = 0.0
+
+    def _rows_in_budget(self):
+        """A RowCache for the budget left after the blocks in flight."""
+        ds = self.problem.dataset
+        room = self.memory - BLOCKS_IN_FLIGHT * self.problem.block_nbytes
+        return RowCache.for_budget(room, ds.nnz / max(ds.n_samples, 1),
+                                   self.problem.augmented_value, self.problem.bias)
 
     def counters(self):
         """Extra fields of the driver's per-epoch record."""
-        return {"passes": self.passes,
-                "cache_size": self.cache_size}
+        return {"passes": self.passes, "cache_size": self.cache_size,
+                "wait_share": self.wait_share, "certified": self.certified}
 
     @property
     def passes(self):
@@ -267,103 +307,166 @@ class _DiskSolver:
         read = self.problem.dataset.rows_read - self.rows_read_before
         return read / max(self.problem.n_samples, 1)
 
-    def _order(self):
-        return self.generator.permutation(self.problem.dataset.n_blocks)
+    def certificate(self):
+        """(primal, dual, gap, 0.0): the streamed estimate of the last pass while its
+        gap is above ``gap_tol``, else exact (one pass over the disk)."""
+        estimate = self._estimate
+        if estimate is not None and (self.gap_tol is None or estimate[2] > self.gap_tol):
+            self.certified = False
+            return estimate
+        self._estimate = None
+        self.certified = True
+        return self.problem.evaluate(self.alpha, self.w)
+
+    def finish(self):
+        """Make the final certificate exact (the driver asks again when this is True)."""
+        self._estimate = None
+        return not self.certified
+
+    def _begin_pass(self, prepare):
+        """Start a pass: a Prefetcher of (block, prepare(block)) in a new random order."""
+        self._estimate = None
+        self.certified = False
+        self._loss = self._waited = 0.0
+        self._started = time.perf_counter()
+        order = self.generator.permutation(self.problem.dataset.n_blocks)
+        return Prefetcher(self.problem.dataset, order, prepare)
+
+    def _get(self, reader, wait=True):
+        """reader.get(wait), the time spent waiting for the disk counted."""
+        began = time.perf_counter()
+        try:
+            return reader.get(wait)
+        finally:
+            if wait:
+                self._waited += time.perf_counter() - began
+
+    def _end_pass(self):
+        self.wait_share = self._waited / max(time.perf_counter() - self._started, 1e-12)
+        ww = float(self.w @ self.w)
+        dual = float(self.alpha.sum()) - 0.5 * float(self.row_diag @ (self.alpha * self.alpha)) - 0.5 * ww
+        primal = 0.5 * ww + self._loss
+        self._estimate = (primal, dual, relative_gap(primal, dual), 0.0)
 
 
 class BlockMinimization(_DiskSolver):
-    """Block minimization, or selective block minimization with ``selective=True``.
+    """Block minimization with random regrouping; selective with ``selective=True``.
 
     Parameters
     ----------
     problem : DiskProblem
     tol : float
-        A pass has converged when the first DCD epoch on every block's
-        sub-problem met LIBLINEAR's projected-gradient rule with this ``tol``.
+        A pass has converged when the first DCD epoch on every sub-problem met
+        a projected-gradient violation of at most ``tol``.
     memory : int
-        Bytes for rows in memory: BLOCKS_IN_FLIGHT blocks, and with
-        ``selective`` the cache in what remains.
+        Bytes for rows in memory: BLOCKS_IN_FLIGHT blocks, and the sub-problem
+        in what remains (with ``selective``, half of it for the kept rows).
     inner_epochs : int
-        DCD epochs on each sub-problem (fewer if it converges).
+        DCD epochs on each sub-problem at most.
+    inner_ratio : float
+        Each sub-problem is solved to a violation of max(tol, inner_ratio * v),
+        with v the largest violation seen in the previous pass.
     selective : bool
     random_state : numpy.random.Generator
+    gap_tol, shrinking, shuffle :
+        The driver's gap rule (see the module docstring); DCD's shrinking and
+        random order inside each sub-problem (the grouping is random always).
     alpha, w : warm start (w computed from alpha by a pass when not given).
     """
 
-    def __init__(self, problem, tol, *, memory, inner_epochs=5, selective=False,
-                 random_state, alpha=None, w=None):
-        # SBM copies the block trained on into its cache: one block more
-        problem.check_budget(memory, "selective block minimization" if selective
-                             else "block minimization", BLOCKS_IN_FLIGHT + selective)
-        super().__init__(problem, tol, memory=memory, random_state=random_state, alpha=alpha, w=w)
+    def __init__(self, problem, tol, *, memory, inner_epochs=30, inner_ratio=0.1,
+                 selective=False, random_state, gap_tol=None, shrinking=True, shuffle=True,
+                 alpha=None, w=None):
+        # the sub-problem holds at least two blocks (SBM: one of them for kept rows)
+        super().__init__(problem, tol, memory=memory, random_state=random_state, gap_tol=gap_tol,
+                         shrinking=shrinking, shuffle=shuffle, alpha=alpha, w=w,
+                         what="selective block minimization" if selective else "block minimization",
+                         blocks_held=2)
         self.inner_epochs = inner_epochs
-        self.cache = None
+        self.inner_ratio = inner_ratio
+        self.selective = selective
+        self.buffer = self._rows_in_budget()
+        # SBM keeps rows in up to half the buffer, leaving room for the largest block
+        blocks = problem.dataset.blocks
+        largest_rows, largest_nnz = max(b["n_rows"] for b in blocks), max(b["nnz"] for b in blocks)
+        self.keep_rows = self.keep_nnz = 0
         if selective:
-            ds = problem.dataset
-            largest = max(b["n_rows"] for b in ds.blocks)
-            largest_nnz = max(b["nnz"] for b in ds.blocks)
-            # The cache has room for the block trained on, which is copied in while
-            # the reader holds BLOCKS_IN_FLIGHT blocks.
-            room = self.memory - (BLOCKS_IN_FLIGHT + 1) * problem.block_nbytes
-            self.cache = RowCache.for_budget(room, ds.nnz / max(ds.n_samples, 1),
-                                             problem.augmented_value, problem.bias,
-                                             extra_rows=largest, extra_nnz=largest_nnz)
-            self.cache_rows = self.cache.rows_cap - largest
-            self.cache_nnz = self.cache.nnz_cap - largest_nnz
+            self.keep_rows = max(0, min(self.buffer.rows_cap // 2, self.buffer.rows_cap - largest_rows))
+            self.keep_nnz = max(0, min(self.buffer.nnz_cap // 2, self.buffer.nnz_cap - largest_nnz))
+        self.last_violation = np.inf
 
     def epoch(self):
-        converged = True
+        buffer = self.buffer
         self.violation = 0.0
-        for block, block_problem in self.problem.stream(self._order()):
-            if self.cache is None:
-                sub, alpha = block_problem, self.alpha[block.rows]
-            else:  # the block's rows are copied into the cache: free the block
-                sub = self._join_cache(block, block_problem)
-                alpha = sub.alpha
-                block = block_problem = None
-            solver = DualCD(sub, self.tol, random_state=self.generator, alpha=alpha, w=self.w)
-            try:
-                for inner in range(self.inner_epochs):
-                    done = solver.epoch()
-                    if inner == 0:
-                        converged &= done
-                        self.violation = max(self.violation, solver.violation)
-                    if done:
-                        break
-            finally:  # also on Ctrl-C: alpha must agree with w
-                if self.cache is None:
-                    self.alpha[block.rows] = solver.alpha
-                else:
-                    sub.alpha[:] = solver.alpha
-                    self.cache.store(self.alpha)
-            self.active_size = sub.n_samples
-            if self.cache is not None:
-                self._select()
-            solver = sub = block = block_problem = None  # the next block takes their memory
-        return converged
+        self.active_size = 0
+        added = 0  # rows of this group's blocks: the last ones in the buffer
+        reader = self._begin_pass(self.problem.block_problem)
+        try:
+            while True:
+                try:
+                    block, block_problem = self._get(reader)
+                except StopIteration:
+                    break
+                self.row_diag[block.rows] = block_problem.diag
+                if self.selective:
+                    buffer.store(self.alpha)
+                    buffer.drop_rows_of(block)  # the block brings them again
+                everything = np.arange(block.n_rows)
+                if not buffer.room_for(block, everything):
+                    self._solve(added)
+                    added = 0
+                if buffer.add(block, block_problem, everything, self.alpha) != block.n_rows:
+                    raise ValueError(f"block {block.number} does not fit the sub-problem's "
+                                     "memory; convert the data with smaller blocks")
+                added += block.n_rows
+                block = block_problem = None  # copied into the buffer
+            if added:
+                self._solve(added)
+        finally:
+            reader.close()
+        self.last_violation = self.violation
+        self._end_pass()
+        return self.violation <= self.tol
 
-    def _join_cache(self, block, block_problem):
-        cache = self.cache
-        cache.store(self.alpha)
-        cache.drop_rows_of(block)  # the block brings them again
-        cache.add(block, block_problem, np.arange(block.n_rows), self.alpha)
-        return cache
+    def _solve(self, added):
+        """DCD on the buffer's rows; then keep (SBM) or drop them."""
+        buffer = self.buffer
+        # the new rows' loss before training them, so with the w the pass has
+        # reached: the streamed primal then lags the pass and errs high, not low
+        self._loss += buffer.loss_sum(self.w, self.problem.loss, start=buffer.size - added)
+        inner_tol = max(self.tol, self.inner_ratio * self.last_violation)
+        solver = DualCD(buffer, inner_tol, shrinking=self.shrinking, shuffle=self.shuffle,
+                        random_state=self.generator, alpha=buffer.alpha, w=self.w)
+        try:
+            for inner in range(self.inner_epochs):
+                done = solver.epoch()
+                if inner == 0:
+                    self.violation = max(self.violation, solver.violation)
+                if done:
+                    break
+        finally:  # also on Ctrl-C: alpha must agree with w
+            buffer.alpha[:] = solver.alpha
+            buffer.store(self.alpha)
+        self.active_size = max(self.active_size, buffer.size)  # the largest sub-problem
+        if self.selective:
+            self._select()
+        else:
+            buffer.clear()
 
     def _select(self):
-        """Keep the most informative rows that fit the cache: free ones, then by |G_i|."""
-        cache = self.cache
-        cache.store(self.alpha)
-        alpha, upper = cache.alpha, cache.upper_bound
-        score = np.abs(cache.gradient(self.w))
+        """Keep the most informative rows that fit half the buffer: free ones, then by |G_i|."""
+        buffer = self.buffer
+        alpha, upper = buffer.alpha, buffer.upper_bound
+        score = np.abs(buffer.gradient(self.w))
         score[(alpha > 0) & (alpha < upper)] = -1.0
         order = np.argsort(score, kind="stable")
-        lengths = np.diff(cache.indptr[:cache.size + 1])[order]
-        fits = np.cumsum(lengths) <= self.cache_nnz
-        count = min(int(fits.sum()) if fits.all() else int(np.argmin(fits)), self.cache_rows)
-        keep = np.zeros(cache.size, dtype=np.bool_)
+        lengths = np.diff(buffer.indptr[:buffer.size + 1])[order]
+        fits = np.cumsum(lengths) <= self.keep_nnz
+        count = min(int(fits.sum()) if fits.all() else int(np.argmin(fits)), self.keep_rows)
+        keep = np.zeros(buffer.size, dtype=np.bool_)
         keep[order[:count]] = True
-        cache.retain(keep)
-        self.cache_size = cache.size
+        buffer.retain(keep)
+        self.cache_size = buffer.size
 
 
 class DualCachedLoops(_DiskSolver):
@@ -380,20 +483,25 @@ class DualCachedLoops(_DiskSolver):
         Bytes for rows in memory: the blocks the reader holds, the rest cache.
     epsilon : float
         The epsilon rule: a row at a_i = 0 with G_i > epsilon, or at a_i = U_i
-        with G_i < -epsilon, is dropped from (or not taken into) the cache.
+        with G_i < -epsilon, is not taken into the cache; with ``shrinking`` it
+        is dropped from it when its gradient is also beyond the last sweep's
+        extreme projected gradients (LIBLINEAR's shrinking rule).
+    inner_ratio : float
+        The trainer waits for the next block once a sweep's violation is at
+        most max(tol, inner_ratio * v), v the previous pass's violation.
     random_state : numpy.random.Generator
+    gap_tol, shrinking, shuffle : as in :class:`BlockMinimization`.
     alpha, w : warm start.
     """
 
-    def __init__(self, problem, tol, *, memory, epsilon=1e-3, random_state, alpha=None, w=None):
-        problem.check_budget(memory, "dual cached loops")
-        super().__init__(problem, tol, memory=memory, random_state=random_state, alpha=alpha, w=w)
+    def __init__(self, problem, tol, *, memory, epsilon=1e-3, inner_ratio=0.1, random_state,
+                 gap_tol=None, shrinking=True, shuffle=True, alpha=None, w=None):
+        super().__init__(problem, tol, memory=memory, random_state=random_state, gap_tol=gap_tol,
+                         shrinking=shrinking, shuffle=shuffle, alpha=alpha, w=w,
+                         what="dual cached loops", blocks_held=1)
         self.epsilon = epsilon
-        ds = problem.dataset
-        # while a block is copied into the cache, the reader holds two more
-        room = self.memory - BLOCKS_IN_FLIGHT * problem.block_nbytes
-        self.cache = RowCache.for_budget(room, ds.nnz / max(ds.n_samples, 1),
-                                         problem.augmented_value, problem.bias)
+        self.inner_ratio = inner_ratio
+        self.cache = self._rows_in_budget()
         self.state = new_state(random_state)
         self.sweeps = 0
 
@@ -401,16 +509,20 @@ class DualCachedLoops(_DiskSolver):
         return {**super().counters(), "sweeps": self.sweeps}
 
     def _screen(self, block):
-        """Reader side: the block's problem and its informative rows (racy read of w)."""
+        """Reader side: the block's problem, its informative rows, its projected-gradient
+        range and its loss, all with the w of the moment (a racy read)."""
         block_problem = self.problem.block_problem(block)
+        self.row_diag[block.rows] = block_problem.diag
         alpha = self.alpha[block.rows]
-        g = block_problem.gradient(alpha, block_problem.decision(self.w))
+        decision = block_problem.decision(self.w)
+        g = block_problem.gradient(alpha, decision)
         upper = block_problem.upper_bound
         at_lower, at_upper = alpha == 0.0, alpha >= upper
         pg = np.where(at_lower, np.minimum(g, 0.0), np.where(at_upper, np.maximum(g, 0.0), g))
         easy = (at_lower & (g > self.epsilon)) | (at_upper & (g < -self.epsilon)) | (upper == 0)
         selected = np.flatnonzero(~easy)
-        return block_problem, selected, (float(pg.max(initial=0.0)), float(pg.min(initial=0.0)))
+        return (block_problem, selected, float(pg.max(initial=0.0)), float(pg.min(initial=0.0)),
+                block_problem.loss_sum(decision))
 
     def epoch(self):
         cache = self.cache
@@ -418,27 +530,35 @@ class DualCachedLoops(_DiskSolver):
         index = np.arange(cache.size, dtype=np.int64)
         active = cache.size
         sweep_violation = np.inf
-        reader = Prefetcher(self.problem.dataset, self._order(), self._screen)
+        # Rows shrunk out of the active prefix leave the cache when the next block
+        # comes: at a bound with a gradient beyond epsilon (the epsilon rule) and
+        # beyond the last sweep's extreme projected gradients (LIBLINEAR's rule).
+        shrink = (self.epsilon, -self.epsilon) if self.shrinking else (np.inf, -np.inf)
+        inner_tol = max(self.tol, self.inner_ratio * self.violation)
+        reader = self._begin_pass(self._screen)
         try:
             while True:
                 if active:
                     active, high, low = dcd_epoch(
                         cache.rows, cache.y, cache.alpha, self.w, cache.q_diag, cache.diag,
                         cache.upper_bound, cache.augmented_value, index, active,
-                        self.epsilon, -self.epsilon, self.state, True)
+                        *shrink, self.state, self.shuffle)
                     self.sweeps += 1
                     sweep_violation = max(high, 0.0) - min(low, 0.0) if active else 0.0
+                    if self.shrinking:  # LIBLINEAR's thresholds, never below epsilon's
+                        shrink = (max(self.epsilon, high) if high > 0 else np.inf,
+                                  min(-self.epsilon, low) if low < 0 else -np.inf)
                 # Wait for the reader only when the cache has nothing left to gain.
+                idle = not active or sweep_violation <= inner_tol
                 try:
-                    item = reader.get(wait=not active or sweep_violation <= self.tol)
+                    item = self._get(reader, wait=idle)
                 except StopIteration:
-                    if not active or sweep_violation <= self.tol:
-                        break
-                    continue
+                    break
                 if item is None:
                     continue
-                block, (block_problem, selected, (high, low)) = item
+                block, (block_problem, selected, high, low, loss) = item
                 pg_max, pg_min = max(pg_max, high), min(pg_min, low)
+                self._loss += loss
                 keep = np.zeros(cache.size, dtype=np.bool_)
                 keep[index[:active]] = True  # the epsilon rule dropped index[active:]
                 cache.store(self.alpha)
@@ -455,4 +575,5 @@ class DualCachedLoops(_DiskSolver):
             cache.store(self.alpha)
         self.active_size = self.cache_size = cache.size
         self.violation = max(pg_max - pg_min, sweep_violation if active else 0.0)
+        self._end_pass()
         return pg_max - pg_min <= self.tol and (not active or sweep_violation <= self.tol)

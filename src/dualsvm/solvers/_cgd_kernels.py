@@ -4,12 +4,11 @@ import numpy as np
 from numba import njit
 
 from .._rows import row_row_dot
+from ..constants import PRECOMPUTED, TAU
 from ..kernels import kernel_from_dot, q_column
-from ..kernels.functions import PRECOMPUTED
 from ..kernels._access import gram_entry
 from ..kernels.qmatrix import COMPLETE, EVALUATIONS
 from ._knapsack import conformal_pairs, solve_knapsack
-from ._smo_kernels import TAU  # LIBSVM's curvature floor, one value for every kernel solver
 
 
 @njit(cache=True, nogil=True)

@@ -26,10 +26,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: Why training stopped.
-STATUSES = ("converged", "gap", "max_iter", "time_limit", "interrupted", "callback")
-
-
 @dataclass
 class Stopping:
     """When to stop: the solver's own ``tol`` rule, then any of these."""
@@ -52,7 +48,7 @@ class Result:
     w: np.ndarray | None  # None for kernel solvers
     intercept: float
     n_iter: int
-    status: str
+    status: str  # one of dualsvm.constants.STATUSES
     primal: float
     dual: float
     gap: float
@@ -89,6 +85,19 @@ class _Trace:
             self.update(history[-1], force=True)
         if self.verbose:
             print(f"stopped: {status} after {len(history)} epochs", file=sys.stderr)
+
+
+class IteratingKernelSolver:
+    """``n_iter`` and ``certificate()`` of a kernel solver that counts its
+    ``iterations`` and keeps ``alpha`` with its exact ``gradient``."""
+
+    @property
+    def n_iter(self):
+        """The solver's own iteration count (what ``max_iter`` limits)."""
+        return self.iterations
+
+    def certificate(self):
+        return self.problem.certificate(self.alpha, self.gradient)
 
 
 def _on_log_grid(epoch):

@@ -15,16 +15,25 @@ I_up = {y = +1, a < U} u {y = -1, a > 0}, I_low = {y = +1, a > 0} u {y = -1, a <
 import numpy as np
 from numba import njit
 
+from ..constants import TAU
 from ..kernels.qmatrix import q_column
 
 #: state[...]: active size, SMO steps so far, steps to the next shrinking,
 #: whether the one-time un-shrinking happened, and a shrinking that waits for
 #: the gradient reconstruction.
 ACTIVE_SIZE, ITERATIONS, SHRINK_COUNTER, UNSHRUNK, SHRINK_PENDING = 0, 1, 2, 3, 4
+_STATE_SIZE = 5
 #: What smo_steps returns.
 BUDGET_SPENT, CONVERGED, RECONSTRUCT = 0, 1, 2
-#: LIBSVM's curvature floor for non-positive a_ij (non-PSD kernels, duplicates).
-TAU = 1e-12
+
+
+def new_smo_state(n):
+    """The state of a fresh SMO run on n variables: all active, no steps yet, the first
+    shrinking after min(n, 1000) steps (LIBSVM's counter), no un-shrinking done or pending."""
+    state = np.zeros(_STATE_SIZE, dtype=np.int64)
+    state[ACTIVE_SIZE] = n
+    state[SHRINK_COUNTER] = min(n, 1000) + 1
+    return state
 
 
 @njit(cache=True, nogil=True)
@@ -110,6 +119,18 @@ def _select_pair(data, cache, y, alpha, G, U, QD, active, m):
     return i, j, g_max + g_max2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _clip_sum(a, b, total, upper_a):
+    """(a, b) moved along a + b = total so that a <= upper_a, or else b >= 0: one
+    half of LIBSVM's clipping of a pair with y_i = y_j (the other swaps the roles)."""
+    if total > upper_a:
+        if a > upper_a:
+            return upper_a, total - upper_a
+    elif b < 0:
+        return total, 0.0
+    return a, b
+
+
 @njit(cache=True, nogil=True)
 def _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j):
     """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box.
@@ -149,22 +170,8 @@ def _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j):
             quad = TAU
         delta = (G[i] - G[j]) / quad
         total = a_i + a_j
-        a_i -= delta
-        a_j += delta
-        if total > U_i:
-            if a_i > U_i:
-                a_i = U_i
-                a_j = total - U_i
-        elif a_j < 0:
-            a_j = 0.0
-            a_i = total
-        if total > U_j:
-            if a_j > U_j:
-                a_j = U_j
-                a_i = total - U_j
-        elif a_i < 0:
-            a_i = 0.0
-            a_j = total
+        a_i, a_j = _clip_sum(a_i - delta, a_j + delta, total, U_i)
+        a_j, a_i = _clip_sum(a_j, a_i, total, U_j)
     alpha[i] = a_i
     alpha[j] = a_j
     d_i = a_i - old_i

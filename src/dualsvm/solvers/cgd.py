@@ -45,12 +45,12 @@ kernel values have been computed).
 
 import numpy as np
 
-from .dcd import _balanced
 from ._cgd_kernels import cgd_iterations
+from ._driver import IteratingKernelSolver
 from .kernel_dcd import CHUNK_EVALUATIONS
 
 
-class CGD:
+class CGD(IteratingKernelSolver):
     """Tseng-Yun coordinate gradient descent for the kernel dual with y'a = 0.
 
     Parameters
@@ -80,13 +80,9 @@ class CGD:
         self.pairs = int(pairs)
         n = problem.n_samples
         self.iterations_per_epoch = int(iterations_per_epoch or max(1, min(n, 1000)))
-        if alpha is None:
-            self.alpha = np.zeros(n)
-        else:
-            self.alpha = _balanced(problem, np.clip(np.asarray(alpha, dtype=np.float64), 0.0,
-                                                    problem.upper_bound))
+        self.alpha = problem.feasible(alpha)
         self.gradient = problem.gradient(self.alpha)
-        self.movable = np.flatnonzero(problem.upper_bound > 0).astype(np.int64)
+        self.movable = problem.movable()
         self.everyone = np.arange(n, dtype=np.int64)
         self.active_size = len(self.movable)
         self.multiplier = np.array([np.nan, 0.0, np.inf])  # lam, its last move, -q_D
@@ -103,24 +99,8 @@ class CGD:
         self.violation = float(self.multiplier[2])
         return converged
 
-    def max_violation(self):
-        """LIBSVM's measure: max_{I_up} -y_i G_i - min_{I_low} -y_i G_i (0 if a set is empty)."""
-        p = self.problem
-        score = -p.y * self.gradient
-        up, low = p.bias_sets(self.alpha)
-        if not up.any() or not low.any():
-            return 0.0
-        return float(score[up].max() - score[low].min())
-
-    @property
-    def n_iter(self):
-        """The solver's own iteration count (what ``max_iter`` limits)."""
-        return self.iterations
-
-    def certificate(self):
-        return self.problem.certificate(self.alpha, self.gradient)
-
     def counters(self):
         q = self.problem.q
-        return {"iterations": self.iterations, "max_violation": self.max_violation(),
+        return {"iterations": self.iterations,
+                "max_violation": self.problem.max_violation(self.alpha, self.gradient),
                 "kernel_evaluations": q.kernel_evaluations, "cache_hits": q.cache_hits}

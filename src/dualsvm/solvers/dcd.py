@@ -21,10 +21,17 @@ from .._random import new_state
 from ._dcd_kernels import dcd_epoch, pair_epoch
 
 
-def _initial_alpha(problem, alpha):
-    if alpha is None:
-        return np.zeros(problem.n_samples)
-    return np.clip(np.asarray(alpha, dtype=np.float64), 0.0, problem.upper_bound)
+def projected_gradient_rule(pg_max, pg_min, tol):
+    """LIBLINEAR's stopping rule on a pass's extreme projected gradients.
+
+    Returns (violation, met, thresholds): max PG - min PG, whether the rule holds
+    (on the variables the pass visited), and the shrinking thresholds of the next pass.
+    """
+    if pg_max < pg_min:  # every active variable was shrunk: nothing violates
+        pg_max = pg_min = 0.0
+    met = pg_max - pg_min <= tol and abs(pg_max) <= tol and abs(pg_min) <= tol
+    return pg_max - pg_min, met, (pg_max if pg_max > 0 else np.inf,
+                                  pg_min if pg_min < 0 else -np.inf)
 
 
 class DualCD:
@@ -44,10 +51,9 @@ class DualCD:
         self.shrinking = shrinking
         self.shuffle = shuffle
         self.state = new_state(random_state)
-        self.alpha = _initial_alpha(problem, alpha)
+        self.alpha = problem.feasible(alpha)
         self.w = problem.weights(self.alpha) if w is None else w
-        # Variables with U_i = 0 (zero sample weight) can never move.
-        self.index = np.flatnonzero(problem.upper_bound > 0).astype(np.int64)
+        self.index = problem.movable()
         self.n_movable = self.active_size = len(self.index)
         self.violation = np.inf
         self._pg_old = (np.inf, -np.inf)
@@ -59,17 +65,15 @@ class DualCD:
             p.rows, p.y, self.alpha, self.w, p.q_diag, p.diag, p.upper_bound,
             p.augmented_value, self.index, self.active_size, *self._pg_old,
             self.state, self.shuffle)
-        if pg_max < pg_min:  # every active variable was shrunk: nothing violates
-            pg_max = pg_min = 0.0
-        self.violation = pg_max - pg_min
-        if self.violation <= self.tol and abs(pg_max) <= self.tol and abs(pg_min) <= self.tol:
+        self.violation, met, thresholds = projected_gradient_rule(pg_max, pg_min, self.tol)
+        if met:
             if self.active_size == n:
                 return True
             self.active_size = n  # converged on the shrunk problem: check them all
             self._pg_old = (np.inf, -np.inf)
             return False
         if self.shrinking:
-            self._pg_old = (pg_max if pg_max > 0 else np.inf, pg_min if pg_min < 0 else -np.inf)
+            self._pg_old = thresholds
         return False
 
 
@@ -83,23 +87,19 @@ class PairCD:
             raise ValueError("PairCD solves bias='exact'")
         self.problem = problem
         self.tol = tol
-        self.alpha = _initial_alpha(problem, alpha)
-        if alpha is not None:
-            self.alpha = _balanced(problem, self.alpha)
+        self.alpha = problem.feasible(alpha)
         self.w = problem.weights(self.alpha)
         self.active_size = problem.n_samples
         self.violation = np.inf
 
     def epoch(self):
         p = self.problem
-        score = -p.y * p.gradient(self.alpha, p.decision(self.w))
-        up, low = p.bias_sets(self.alpha)
-        if not up.any() or not low.any():
-            self.violation = 0.0
-            return True
-        self.violation = float(score[up].max() - score[low].min())
+        gradient = p.gradient(self.alpha, p.decision(self.w))
+        self.violation = p.max_violation(self.alpha, gradient)
         if self.violation <= self.tol:
             return True
+        score = -p.y * gradient
+        up, low = p.bias_sets(self.alpha)
         up_order = np.flatnonzero(up)
         up_order = up_order[np.argsort(-score[up_order], kind="stable")]
         low_order = np.flatnonzero(low)
@@ -108,13 +108,3 @@ class PairCD:
                    score, up_order, low_order)
         return False
 
-
-def _balanced(problem, alpha):
-    """Scale a warm-start alpha down on one class so that y'a = 0 holds."""
-    pos = problem.y > 0
-    sp, sn = alpha[pos].sum(), alpha[~pos].sum()
-    if sp > sn and sp > 0:
-        alpha[pos] *= sn / sp
-    elif sn > sp and sn > 0:
-        alpha[~pos] *= sp / sn
-    return alpha

@@ -33,6 +33,7 @@ An epoch is ``iterations_per_epoch`` gradient steps (20 by default).
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from ._driver import IteratingKernelSolver
 from ._knapsack import solve_knapsack
 
 #: The default penalty weight, relative to |lambda|_max(Q) / n.
@@ -55,7 +56,7 @@ def _projected_gradient(grad, alpha, upper_bound):
                     np.where(alpha >= upper_bound, np.maximum(grad, 0.0), grad))
 
 
-class DualPGD:
+class DualPGD(IteratingKernelSolver):
     """Projected gradient descent on the stored kernel matrix (penalty for y'a = 0).
 
     Parameters
@@ -69,7 +70,7 @@ class DualPGD:
     random_state : numpy.random.Generator, optional
         Start vector of the eigenvalue estimate.
     alpha : ndarray, optional
-        Warm start (clipped to the box).
+        Warm start (made feasible by ``problem.feasible``).
     penalty : float
         c = penalty * |lambda|_max(Q) / n (bias='exact' only).
     accelerated : bool
@@ -103,9 +104,7 @@ class DualPGD:
         self.c = penalty * q_norm / max(n, 1) if problem.bias == "exact" else 0.0
         self.lipschitz = 1.01 * _largest_eigenvalue(
             lambda v: self.Q @ v + diag * v + self.c * y * (y @ v), n, rng)
-        upper = problem.upper_bound
-        self.iterate = np.zeros(n) if alpha is None else np.clip(
-            np.asarray(alpha, dtype=np.float64), 0.0, upper)
+        self.iterate = problem.feasible(alpha)
         self._previous = self.iterate.copy()
         self._momentum = 1.0
         self.iterations = 0
@@ -158,14 +157,6 @@ class DualPGD:
             a = np.clip(a + y * z, 0.0, upper)
         self.alpha = a
         self.gradient = self.Q @ a + p.diag * a - 1.0
-
-    @property
-    def n_iter(self):
-        """The solver's own iteration count (what ``max_iter`` limits)."""
-        return self.iterations
-
-    def certificate(self):
-        return self.problem.certificate(self.alpha, self.gradient)
 
     def counters(self):
         return {"iterations": self.iterations, "equality_violation": self.equality_violation,

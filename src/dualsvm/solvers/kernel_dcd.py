@@ -35,9 +35,10 @@ import numpy as np
 from numba import njit
 
 from .._random import new_state, shuffle_prefix
+from ..constants import TAU
 from ..kernels import new_generation, q_column
 from ..kernels.qmatrix import EVALUATIONS
-from ._smo_kernels import TAU  # LIBSVM's curvature floor, one value for every kernel solver
+from .dcd import projected_gradient_rule
 
 #: Kernel evaluations after which an epoch returns within a pass (about 0.1-1 s of work).
 CHUNK_EVALUATIONS = 2**25
@@ -97,7 +98,7 @@ class KernelDCD:
     random_state : numpy.random.Generator
         Seeds the permutation of every pass.
     alpha : ndarray, optional
-        Warm start (clipped to the box).
+        Warm start (made feasible by ``problem.feasible``).
     shuffle : bool
         A new random order per pass (False: index order).
     chunk_evaluations : int
@@ -115,11 +116,9 @@ class KernelDCD:
         self.chunk_evaluations = int(chunk_evaluations)
         self.state = new_state(random_state)
         n = problem.n_samples
-        self.alpha = np.zeros(n) if alpha is None else np.clip(
-            np.asarray(alpha, dtype=np.float64), 0.0, problem.upper_bound)
+        self.alpha = problem.feasible(alpha)
         self.gradient = problem.gradient(self.alpha)
-        # Variables with U_i = 0 (zero sample weight) can never move.
-        self.index = np.flatnonzero(problem.upper_bound > 0).astype(np.int64)
+        self.index = problem.movable()
         self.n_movable = self.active_size = len(self.index)
         self.position = 0  # where the current pass stands in index[:active_size]
         self.pg = np.array([np.inf, -np.inf, -np.inf, np.inf])
@@ -139,17 +138,14 @@ class KernelDCD:
             return False  # the pass goes on in the next epoch
         self.position = 0
         self.passes += 1
-        pg_max, pg_min = self.pg[2], self.pg[3]
-        if pg_max < pg_min:  # every active variable was shrunk: nothing violates
-            pg_max = pg_min = 0.0
-        self.violation = pg_max - pg_min
-        if self.violation <= self.tol and abs(pg_max) <= self.tol and abs(pg_min) <= self.tol:
+        self.violation, met, thresholds = projected_gradient_rule(self.pg[2], self.pg[3], self.tol)
+        if met:
             if self.active_size == self.n_movable:
                 return True
             self._unshrink()  # converged on the shrunk problem: check them all
             return False
         if self.shrinking:
-            self.pg[:2] = (pg_max if pg_max > 0 else np.inf, pg_min if pg_min < 0 else -np.inf)
+            self.pg[:2] = thresholds
         return False
 
     def _unshrink(self):

@@ -29,8 +29,7 @@ progress reports work during training.
 
 import numpy as np
 
-from ._smo_kernels import ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, smo_steps
-from .dcd import _balanced
+from ._smo_kernels import ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, new_smo_state, smo_steps
 
 
 class SMO:
@@ -65,23 +64,16 @@ class SMO:
         self.max_steps = max_steps
         n = problem.n_samples
         p = problem
-        if alpha is None:
-            self.alpha = np.zeros(n)
-            self.G = -np.ones(n)
-        else:
-            self.alpha = _balanced(p, np.clip(np.asarray(alpha, dtype=np.float64), 0.0,
-                                              p.upper_bound))
-            self.G = p.gradient(self.alpha)
+        self.alpha = p.feasible(alpha)
+        self.G = -np.ones(n) if alpha is None else p.gradient(self.alpha)
         self.G_bar = np.zeros(n)
         upper = np.flatnonzero(self.alpha >= p.upper_bound)
         for cols in p.q.column_chunks(upper, n):
             self.G_bar += p.q.block(None, cols) @ p.upper_bound[cols]
         self.active = np.arange(n, dtype=np.int64)
-        # active size, steps, steps to the next shrinking (LIBSVM: min(l, 1000)),
-        # un-shrunk once, shrinking pending
-        self.state = np.array([n, 0, min(n, 1000) + 1, 0, 0], dtype=np.int64)
-        objective = 0.5 * float(self.alpha @ self.G) - 0.5 * float(self.alpha.sum())
-        self._measures = np.array([np.inf, objective])
+        self.state = new_smo_state(n)
+        # the violation of the last selection and the objective f(a) = -D(a)
+        self._measures = np.array([np.inf, -p.dual_from_gradient(self.alpha, self.G)])
 
     @property
     def violation(self):
@@ -148,4 +140,4 @@ class SMO:
             self.G[inactive] = grad
         self.state[ACTIVE_SIZE] = n
         p.q.new_generation()
-        self._measures[1] = 0.5 * float(self.alpha @ self.G) - 0.5 * float(self.alpha.sum())
+        self._measures[1] = -p.dual_from_gradient(self.alpha, self.G)

@@ -1,23 +1,35 @@
-"""scikit-learn estimators: validation and multi-class around the binary solvers."""
+"""``dualsvm.LinearSVC``: the scikit-learn estimator of linear models.
 
-import warnings
+Validation here (scikit-learn and :mod:`dualsvm.validation`); training in
+:mod:`dualsvm.linear_training`, which returns a :class:`~dualsvm.fits.LinearFit`;
+:meth:`LinearSVC.from_fit` turns one into a fitted estimator.
+"""
+
+import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils import compute_class_weight
-from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .training import PRIMAL_SOLVERS, bias_mode, fit_linear
+# Private scikit-learn APIs with no public equivalent (scikit-learn is pinned below
+# the next minor version in pyproject.toml for them): the parameter declarations
+# and their check in fit (_fit_context), and the decision_function / predict /
+# score of linear classifiers.
+from sklearn.base import _fit_context  # noqa: I001
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .base import FitMixin
+from .constants import LOSSES
+from .fits import LinearFit
+from .linear_training import PRIMAL_SOLVERS, WarmStart, bias_mode, fit_linear
+from .validation import canonical, sample_costs, training_data
 
 
-class LinearSVC(LinearClassifierMixin, BaseEstimator):
+class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
     """Linear support vector classifier trained by dual coordinate descent (or, on
     request, by the primal stochastic solvers Pegasos and implicit updates).
 
@@ -125,7 +137,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
-        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "loss": [StrOptions(set(LOSSES))],
         "solver": [StrOptions({"dcd", "pegasos", "implicit"})],
         "fit_intercept": ["boolean"],
         "intercept_mode": [StrOptions({"augmented", "exact"})],
@@ -171,70 +183,43 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         self.monitor = monitor
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, sample_weight=None, **outofcore):
+    def fit(self, X, y, sample_weight=None):
         """Fit the model.
+
+        Data larger than memory is trained by :func:`dualsvm.outofcore.fit`, whose
+        result :meth:`from_fit` turns into a LinearSVC.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features), or DiskDataset
-            Training data; sparse input is used as CSR without densifying. A
-            :class:`dualsvm.outofcore.DiskDataset` (binary labels inside, ``y``
-            None) is trained out of core by
-            :func:`dualsvm.outofcore.fit_linear_disk` (``solver='dcd'`` only).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; sparse input is used as CSR without densifying.
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample multipliers of C.
-        **outofcore : dict
-            With a DiskDataset only: ``method`` ('dcl', 'bm' or 'sbm'), ``memory``
-            (MB for rows in memory), ``checkpoint``, ``resume``, ...
 
         Returns
         -------
         self
         """
         self._check_solver()
-        from .outofcore.format import DiskDataset
+        X, y, classes = training_data(self, X, y)
+        cost = sample_costs(self.C, self.class_weight, y, classes, sample_weight)
+        start = self._warm_start(X, classes)
+        return self._take_fit(fit_linear(X, y, cost, self.get_params(deep=False), start=start))
 
-        if isinstance(X, DiskDataset):
-            return self._fit_disk(X, y, sample_weight, outofcore)
-        if outofcore:
-            raise TypeError(f"fit() got unexpected keyword arguments {sorted(outofcore)} "
-                            "(they apply to a DiskDataset only)")
-        warm = self._warm_start_point()  # before validation resets n_features_in_
-        X, y, classes = _training_data(self, X, y)
-        cost = _costs(self, X, y, classes, sample_weight)
-        n_problems = 1 if len(classes) == 2 else len(classes)
-        warm_alpha = warm_primal = None
-        if warm is not None and self.solver in PRIMAL_SOLVERS:
-            if np.array_equal(warm[0], classes) and warm[1].shape[1] == self._n_weights(X):
-                warm_primal = (warm[1], warm[2], (0, 0.0))
-        elif warm is not None and warm[3] is not None and warm[3].shape == (n_problems, X.shape[0]):
-            warm_alpha = warm[3]
-        fit = fit_linear(X, y, cost, self.get_params(deep=False), warm_alpha=warm_alpha,
-                         warm_primal=warm_primal)
-        return self._take_fit(fit, stacklevel=4)
+    def to_fit(self):
+        """The :class:`~dualsvm.fits.LinearFit` of this fitted model (what model files hold)."""
+        check_is_fitted(self)
+        names = [f.name for f in dataclasses.fields(LinearFit) if f.name.endswith("_")]
+        return LinearFit(params=self.get_params(deep=False),
+                         **{name: getattr(self, name, None) for name in names})
 
-    def _take_fit(self, fit, stacklevel):
-        """Set the fitted attributes of a training.LinearFit; warn unless it converged."""
+    def _set_fitted(self, fit):
         for name, value in fit.fitted_attributes().items():
-            setattr(self, name, value)
-        if fit.early_stop():
-            warnings.warn(f"{fit.early_stop()} Increase max_iter or time_limit, or loosen tol.",
-                          ConvergenceWarning, stacklevel=stacklevel)
-        return self
-
-    def _fit_disk(self, dataset, y, sample_weight, options):
-        from .outofcore.fit import fit_linear_disk
-
-        if y is not None or sample_weight is not None:
-            raise ValueError("a DiskDataset holds its labels: pass y=None and no sample_weight")
-        if self.solver != "dcd":
-            raise ValueError(f"a DiskDataset is trained by dual coordinate descent out of core; "
-                             f"solver={self.solver!r} does not apply (use solver='dcd')")
-        fit = fit_linear_disk(dataset, self.get_params(deep=False), **options)
-        self.n_features_in_ = dataset.n_features
-        return self._take_fit(fit, stacklevel=5)
+            if value is not None:
+                setattr(self, name, value)
+        self.n_features_in_ = fit.n_features_in_
 
     @available_if(lambda self: self.solver in PRIMAL_SOLVERS)
     @_fit_context(prefer_skip_nested_validation=True)
@@ -273,7 +258,7 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
                              "class frequencies of a stream are unknown; pass a dict")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              reset=first)
-        X = _canonical(X)
+        X = canonical(X)
         check_classification_targets(y)
         if classes is not None:
             classes = np.unique(classes)
@@ -286,17 +271,17 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
         unknown = np.setdiff1d(np.unique(y), classes)
         if len(unknown):
             raise ValueError(f"labels {unknown!r} are not among the classes {classes!r}")
-        cost = _costs(self, X, y, classes, sample_weight)
+        cost = sample_costs(self.C, self.class_weight, y, classes, sample_weight)
         n_problems = 1 if len(classes) == 2 else len(classes)
         if first:
-            start = (np.zeros((n_problems, self._n_weights(X))), np.zeros(n_problems, dtype=int),
-                     (0, 0.0))
+            start = WarmStart(weights=np.zeros((n_problems, self._n_weights(X))),
+                              steps=np.zeros(n_problems, dtype=int))
         else:
-            start = (self._weights(), self.t_, (self.n_samples_seen_, 1.0 / self.lambda_))
-        fit = fit_linear(X, y, cost, self.get_params(deep=False), warm_primal=start,
+            start = WarmStart(weights=self._weights(), steps=self.t_,
+                              seen_rows=self.n_samples_seen_, seen_cost=1.0 / self.lambda_)
+        fit = fit_linear(X, y, cost, self.get_params(deep=False), start=start,
                          classes=classes, max_iter=1)
-        for name, value in fit.fitted_attributes().items():
-            setattr(self, name, value)
+        self._set_fitted(fit)
         return self
 
     def _check_solver(self):
@@ -320,41 +305,18 @@ class LinearSVC(LinearClassifierMixin, BaseEstimator):
             return self.coef_.copy()
         return np.hstack([self.coef_, self.intercept_[:, None] / self.intercept_scaling])
 
-    def _warm_start_point(self):
-        """(classes_, W, t_, alpha_) of the previous fit when warm_start, else None."""
+    def _warm_start(self, X, classes):
+        """Where ``fit`` continues with warm_start: the previous dual variables ('dcd')
+        or w and step counts (primal solvers), when they fit the data; else None."""
         if not (self.warm_start and hasattr(self, "coef_") and hasattr(self, "t_")):
             return None
-        return self.classes_, self._weights(), self.t_, getattr(self, "alpha_", None)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
-
-def _training_data(estimator, X, y):
-    """Validated (X, y) of a classifier's fit and its classes (at least two)."""
-    X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C")
-    X = _canonical(X)
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if len(classes) < 2:
-        raise ValueError("This solver needs samples of at least 2 classes in the data, "
-                         f"but the data contains only one class: {classes.tolist()[0]!r}")
-    return X, y, classes
-
-
-def _costs(estimator, X, y, classes, sample_weight):
-    """C_i = C * class_weight[y_i] * sample_weight_i."""
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                         ensure_non_negative=True)
-    class_weight = compute_class_weight(estimator.class_weight, classes=classes, y=y)
-    return estimator.C * class_weight[np.searchsorted(classes, y)] * sample_weight
-
-
-def _canonical(X):
-    """CSR with sorted, unique column indices (pairwise row products need them)."""
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
+        if self.solver in PRIMAL_SOLVERS:
+            weights = self._weights()
+            if np.array_equal(self.classes_, classes) and weights.shape[1] == self._n_weights(X):
+                return WarmStart(weights=weights, steps=self.t_)
+            return None
+        n_problems = 1 if len(classes) == 2 else len(classes)
+        alpha = getattr(self, "alpha_", None)
+        if alpha is not None and alpha.shape == (n_problems, X.shape[0]):
+            return WarmStart(alpha=alpha)
+        return None

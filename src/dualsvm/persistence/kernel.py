@@ -1,8 +1,6 @@
-"""Kernel model files: the dualsvm model format (see :mod:`dualsvm.io`) for ``SVC``.
+"""Kernel models in the dualsvm model file (``estimator`` = ``"SVC"``).
 
-Same container and safety as linear models (an ``.npz`` read with
-``allow_pickle=False``, atomic writes, every entry checked), with
-``estimator`` = ``"SVC"`` and these entries:
+Same container and safety as linear models (:mod:`.container`), with these entries:
 
 ``metadata``
     as for linear models, plus ``kernel`` (``{"kernel", "gamma", "degree",
@@ -14,7 +12,7 @@ Same container and safety as linear models (an ``.npz`` read with
     int64 (n_SV,): training-row indices of the support vectors, grouped by class.
 ``dual_coef_``
     float64 (n_classes - 1, n_SV): y_i alpha_i in LIBSVM's layout and signs
-    (class i of pair (i, j) positive; see :mod:`dualsvm.kernel_training`).
+    (class i of pair (i, j) positive; see :mod:`dualsvm.fits`).
 ``intercept_``
     float64 (n_pairs,): LIBSVM's -rho of every pair.
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
@@ -22,50 +20,32 @@ Same container and safety as linear models (an ``.npz`` read with
     the support vectors (neither for the precomputed kernel).
 """
 
-import json
-
 import numpy as np
 import scipy.sparse as sp
 
-from .io import (FORMAT_NAME, FORMAT_VERSION, ModelError, _atomic_write, _json_float,
-                 _json_params, _one_line, _with_params)
+from ..exceptions import ModelError, one_line
+from ..fits import KernelFit, class_pairs
+from ..kernels import make_kernel
+from .container import (certificate_from_json, certificate_to_json, params_from_json,
+                        params_to_json, write_container)
 
-_ENTRIES = {"metadata", "classes_", "support_", "dual_coef_", "intercept_"}
+_ENTRIES = {"classes_", "support_", "dual_coef_", "intercept_"}
 _DENSE = {"sv_dense"}
 _CSR = {"sv_data", "sv_indices", "sv_indptr"}
 
 
-def save_kernel_model(model, path):
-    """Save a fitted :class:`dualsvm.SVC` or a :class:`~dualsvm.kernel_training.KernelFit`."""
-    from . import __version__
-
-    fit = getattr(model, "_fit", model)
-    if not hasattr(fit, "dual_coef_"):
-        raise ModelError("only a fitted SVC can be saved")
-    n_features = int(getattr(model, "n_features_in_", getattr(fit, "n_features_in_", 0)))
+def save_kernel(fit, path):
+    """Save a :class:`~dualsvm.fits.KernelFit` as a dualsvm model file (atomically)."""
     meta = {
-        "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
-        "estimator": "SVC",
-        "dualsvm_version": __version__,
-        "params": _json_params(fit.params),
+        "params": params_to_json(fit.params),
         "kernel": fit.kernel.to_dict(),
-        "n_features_in": n_features,
+        "n_features_in": int(fit.n_features_in_),
         "n_classes": int(len(fit.classes_)),
         "n_support": [int(v) for v in fit.n_support_],
-        "status": [str(s) for s in fit.status_],
         "n_iter": [int(v) for v in fit.n_iter_],
-        "primal": [_json_float(x) for x in fit.primal_],
-        "dual": [_json_float(x) for x in fit.dual_],
-        "gap": [_json_float(x) for x in fit.gap_],
+        **certificate_to_json(fit),
     }
-    try:
-        text = json.dumps(meta, allow_nan=False, sort_keys=True)
-    except (TypeError, ValueError) as e:
-        raise ModelError("the model's parameters cannot be stored as JSON "
-                         f"({_one_line(e)})") from None
     arrays = {
-        "metadata": np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
         "classes_": fit.classes_,
         "support_": fit.support_.astype(np.int64),
         "dual_coef_": fit.dual_coef_,
@@ -79,15 +59,11 @@ def save_kernel_model(model, path):
                           sv_indptr=sv.indptr.astype(np.int64))
         else:
             arrays["sv_dense"] = np.asarray(sv, dtype=np.float64)
-    _atomic_write(path, lambda f: np.savez(f, **arrays))
+    write_container(path, "SVC", meta, arrays)
 
 
-def build_kernel_model(path, meta, arrays):
-    """A fitted :class:`dualsvm.SVC` from a validated model file's parts."""
-    from .kernel_training import KernelFit, class_pairs
-    from .kernels import make_kernel
-    from .svc import SVC
-
+def read_kernel(path, meta, arrays):
+    """The :class:`~dualsvm.fits.KernelFit` of a kernel model file's parts, all checked."""
     def bad(what):
         return ModelError(f"{path}: invalid model file ({what})")
 
@@ -117,7 +93,7 @@ def build_kernel_model(path, meta, arrays):
     try:
         kernel = make_kernel(**meta.get("kernel", {}))
     except (TypeError, ValueError) as e:
-        raise bad(f"kernel: {_one_line(e)}") from None
+        raise bad(f"kernel: {one_line(e)}") from None
     if layout == _DENSE:
         sv = arrays["sv_dense"]
         if sv.dtype != np.float64 or sv.shape != (n_sv, d):
@@ -128,7 +104,7 @@ def build_kernel_model(path, meta, arrays):
                                shape=(n_sv, d))
             sv.check_format(full_check=True)
         except (TypeError, ValueError) as e:
-            raise bad(f"support vectors: {_one_line(e)}") from None
+            raise bad(f"support vectors: {one_line(e)}") from None
         if sv.data.dtype != np.float64:
             raise bad("support vectors must be float64")
     elif kernel.name == "precomputed":
@@ -137,29 +113,18 @@ def build_kernel_model(path, meta, arrays):
         raise bad("no support vectors")
     if sv.shape[0] and not np.isfinite(sv.data if sp.issparse(sv) else sv).all():
         raise bad("support vectors contain NaN or infinity")
-
-    estimator = _with_params(SVC(), meta, bad)
-
-    def per_pair(name, kind):
-        values = meta.get(name)
-        if values is None:
-            return None
-        if not (isinstance(values, list) and len(values) == n_pairs
-                and all(v is None or isinstance(v, kind) for v in values)):
-            raise bad(f"{name} {values!r}")
-        return values
-
-    status = per_pair("status", str) or ["unknown"] * n_pairs
-    n_iter = per_pair("n_iter", int) or [0] * n_pairs
-    certificate = {name + "_": np.array([np.nan if v is None else v
-                                         for v in (per_pair(name, (int, float)) or
-                                                   [None] * n_pairs)], dtype=np.float64)
-                   for name in ("primal", "dual", "gap")}
-    fit = KernelFit(params=estimator.get_params(deep=False), kernel=kernel, classes_=classes,
-                    support_=support.astype(np.int32), support_vectors_=sv,
-                    n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
-                    intercept_=intercept, n_iter_=np.array(n_iter, dtype=np.int64),
-                    status_=list(status), **certificate)
-    estimator._set_fit(fit)
-    estimator.n_features_in_ = d
-    return estimator
+    n_iter = meta.get("n_iter")
+    if n_iter is not None and not (isinstance(n_iter, list) and len(n_iter) == n_pairs
+                                   and all(isinstance(v, int) for v in n_iter)):
+        raise bad(f"n_iter {n_iter!r}")
+    certificate = certificate_from_json(meta, n_pairs, bad)
+    if certificate["status_"] is None:
+        certificate["status_"] = ["unknown"] * n_pairs
+    for name in ("primal_", "dual_", "gap_"):
+        if certificate[name] is None:
+            certificate[name] = np.full(n_pairs, np.nan)
+    return KernelFit(params=params_from_json(meta, bad), kernel=kernel, classes_=classes,
+                     support_=support.astype(np.int32), support_vectors_=sv,
+                     n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
+                     intercept_=intercept, n_features_in_=d,
+                     n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), **certificate)

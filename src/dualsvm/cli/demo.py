@@ -1,4 +1,4 @@
-"""The main job on an embedded real dataset: train, watch, evaluate.
+"""``dualsvm demo``: the main job on an embedded real dataset: train, watch, evaluate.
 
 Wisconsin breast-cancer data (shipped with scikit-learn, no download): a linear
 SVM trained by dual coordinate descent with its per-epoch trace, then its
@@ -11,10 +11,10 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from .estimators import LinearSVC
+from ..linear_svc import LinearSVC
 
 
-def main(argv=None):
+def run(args=None):
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0,
                                                         stratify=y)
@@ -29,7 +29,3 @@ def main(argv=None):
     print(f"Accuracy = {100 * accuracy:.4f}% ({round(accuracy * len(y_test))}/{len(y_test)}) "
           "on the held-out rows")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,11 @@
 """Train a binary linear SVM on a :class:`DiskDataset` under a memory budget.
 
 :func:`fit` builds the :class:`~.solvers.DiskProblem`, one of the three
-solvers, and runs them through the shared driver (``solvers._driver.run_epochs``):
-one epoch is one pass over the data, each record carries ``passes`` (over the
-disk, evaluation passes included) and ``cache_size``, and the final model always
-has its exact duality gap (one more pass).
+solvers, and runs them through the shared driver (``solvers.run_epochs``): one
+epoch is one pass over the data, each record carries ``passes`` (over the disk,
+evaluation passes included), ``cache_size``, ``wait_share`` (of the pass spent
+waiting for the disk) and ``certified`` (whether its gap is exact or the
+streamed estimate); the final model always has its exact duality gap.
 
 Checkpoints: with ``checkpoint=PATH`` the dual variables, w and the number of
 passes done are saved atomically (temporary file + rename) every
@@ -22,8 +23,11 @@ import zlib
 
 import numpy as np
 
-from ..io import DataError, _atomic_write
+from ..exceptions import DataError
+from ..files import atomic_write
+from ..fits import LinearFit
 from ..solvers import Stopping, run_epochs
+from ..validation import balanced_class_weight, random_generator
 from .format import DiskDataset
 from .solvers import BlockMinimization, DiskProblem, DualCachedLoops
 
@@ -32,10 +36,10 @@ CHECKPOINT_FORMAT = "dualsvm-checkpoint"
 
 
 def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
-        fit_intercept=True, intercept_scaling=1.0, class_weight=None, tol=1e-3,
-        gap_tol=1e-4, max_iter=100, time_limit=None, inner_epochs=5, epsilon=1e-3,
-        random_state=None, checkpoint=None, checkpoint_every=1, checkpoint_seconds=None,
-        resume=False, callback=None, verbose=0, monitor=True):
+        fit_intercept=True, intercept_scaling=1.0, class_weight=None, tol=0.1, gap_tol=1e-3,
+        max_iter=1000, time_limit=None, shrinking=True, shuffle=True, random_state=None,
+        checkpoint=None, checkpoint_every=1, checkpoint_seconds=None, resume=False,
+        callback=None, verbose=0, **method_options):
     """Train a binary linear SVM on data on disk.
 
     Parameters
@@ -45,8 +49,8 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
     method : {'bm', 'sbm', 'dcl'}
         Block minimization, selective block minimization, dual cached loops.
     memory : float
-        MB for rows in memory (blocks and caches); w and the per-row dual
-        variables (O(n + d)) come on top.
+        MB for rows in memory (blocks, sub-problems and caches); w and the
+        per-row vectors (O(n + d)) come on top.
     C, loss, fit_intercept, intercept_scaling, class_weight :
         The problem, as in :class:`dualsvm.LinearSVC` (``class_weight``: a dict
         label -> weight, 'balanced' or None); the intercept is the augmented
@@ -54,16 +58,17 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
     tol : float
         The solvers' projected-gradient rule (see each solver).
     gap_tol : float or None
-        Stop when the relative duality gap after a pass is at most this.
+        Stop when the relative duality gap after a pass is at most this
+        (certified by an exact pass, see :mod:`.solvers`).
     max_iter : int
         Passes of training.
     time_limit : float or None
         Seconds; training stops after the pass running then.
-    inner_epochs : int
-        DCD epochs per block sub-problem ('bm', 'sbm').
-    epsilon : float
-        The epsilon rule of 'dcl'.
-    random_state : int or None
+    shrinking, shuffle : bool
+        DCD's shrinking (for 'dcl': the epsilon rule's dropping of cached rows)
+        and random order of the rows within a sub-problem or cache.
+    random_state : int, RandomState or None
+        Seeds block orders, groupings and DCD orders as :class:`dualsvm.LinearSVC` does.
     checkpoint : str or None
         File to save (alpha, w, passes) to; see the module docstring.
     checkpoint_every : int or None
@@ -76,18 +81,24 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         Called with each record; True stops training.
     verbose : int
         As the driver's (1: bar, 2-3: trace lines).
-    monitor : bool
-        Certificate after every pass (one more pass over the disk each); needed
-        by ``gap_tol``.
+    **method_options :
+        'bm', 'sbm': ``inner_epochs`` (DCD epochs per sub-problem, at most) and
+        ``inner_ratio``; 'dcl': ``epsilon`` (the epsilon rule) and ``inner_ratio``
+        (see :mod:`.solvers`).
 
     Returns
     -------
-    Result
-        ``solvers.Result`` (alpha, w, intercept 0, n_iter, status, primal, dual,
-        gap, history), with ``passes`` (float) and ``problem`` (DiskProblem).
+    dualsvm.fits.LinearFit
+        With ``params`` named as LinearSVC's, ``alpha_`` of shape (1, n) and
+        ``history_[0]`` the per-pass records.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    allowed = {"dcl": {"epsilon", "inner_ratio"}}.get(method, {"inner_epochs", "inner_ratio"})
+    unknown = sorted(set(method_options) - allowed)
+    if unknown:
+        raise TypeError(f"method {method!r} takes no option {', '.join(unknown)} "
+                        f"(its options: {', '.join(sorted(allowed))})")
     if not memory > 0:
         raise ValueError(f"memory must be > 0 MB, got {memory!r}")
     if not isinstance(dataset, DiskDataset):
@@ -97,23 +108,20 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         raise ValueError(f"out-of-core training needs exactly 2 label values; {dataset.path} "
                          f"has {len(labels)}: {labels.tolist()[:10]}")
     if class_weight == "balanced":
-        counts = dataset.label_counts
-        class_weight = {float(v): dataset.n_samples / (2.0 * c) for v, c in zip(labels, counts)}
+        class_weight = balanced_class_weight(labels, dataset.label_counts)
     problem = DiskProblem(dataset, float(labels[-1]), C, class_weight, loss,
                           "augmented" if fit_intercept else "none", intercept_scaling)
-    generator = np.random.default_rng(random_state)
     alpha = w = None
     done_passes = 0
     if resume and checkpoint is not None and os.path.exists(checkpoint):
         alpha, w, done_passes = load_checkpoint(checkpoint, problem)
-    budget = int(memory * 2**20)
-    if method == "dcl":
-        solver = DualCachedLoops(problem, tol, memory=budget, epsilon=epsilon,
-                                 random_state=generator, alpha=alpha, w=w)
-    else:
-        solver = BlockMinimization(problem, tol, memory=budget, inner_epochs=inner_epochs,
-                                   selective=method == "sbm", random_state=generator,
-                                   alpha=alpha, w=w)
+    solver_class = DualCachedLoops if method == "dcl" else BlockMinimization
+    if method != "dcl":
+        method_options["selective"] = method == "sbm"
+    solver = solver_class(problem, tol, memory=int(memory * 2**20), gap_tol=gap_tol,
+                          shrinking=shrinking, shuffle=shuffle,
+                          random_state=random_generator(random_state), alpha=alpha, w=w,
+                          **method_options)
     saver = None if checkpoint is None else _Saver(checkpoint, problem, solver, done_passes,
                                                    checkpoint_every, checkpoint_seconds)
 
@@ -123,17 +131,23 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         return callback is not None and callback(record)
 
     stopping = Stopping(max_iter=max(max_iter - done_passes, 0), gap_tol=gap_tol,
-                        time_limit=time_limit, callback=after_pass, verbose=verbose,
-                        monitor=monitor)
+                        time_limit=time_limit, callback=after_pass, verbose=verbose)
     result = run_epochs(solver, problem, stopping)
     if saver is not None:
         saver.save()
-    result.n_iter += done_passes
     for record in result.history:
         record["epoch"] += done_passes
-    result.passes = solver.passes
-    result.problem = problem
-    return result
+    coef, intercept = problem.coef_intercept(result.w)
+    params = dict(C=C, loss=loss, solver="dcd", fit_intercept=fit_intercept,
+                  intercept_mode="augmented", intercept_scaling=intercept_scaling, tol=tol,
+                  gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                  shrinking=shrinking, shuffle=shuffle, random_state=random_state,
+                  class_weight=class_weight, callback=callback, verbose=verbose)
+    return LinearFit(params=params, classes_=labels.copy(), coef_=coef[None, :],
+                     intercept_=np.array([intercept]), alpha_=result.alpha[None, :],
+                     n_iter_=result.n_iter + done_passes, primal_=np.array([result.primal]),
+                     dual_=np.array([result.dual]), gap_=np.array([result.gap]),
+                     status_=[result.status], history_=[result.history])
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -179,7 +193,7 @@ def save_checkpoint(path, problem, alpha, w, passes):
     meta = {"format": CHECKPOINT_FORMAT, "version": 1, "passes": int(passes),
             "problem": _problem_key(problem)}
     raw = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-    _atomic_write(path, lambda f: np.savez(f, metadata=raw, alpha=alpha, w=w))
+    atomic_write(path, lambda f: np.savez(f, metadata=raw, alpha=alpha, w=w))
 
 
 def load_checkpoint(path, problem):
@@ -199,44 +213,3 @@ def load_checkpoint(path, problem):
     if alpha.shape != (problem.n_samples,) or w.shape != (problem.n_weights,):
         raise DataError(f"{path}: checkpoint arrays have the wrong shape")
     return alpha, w, int(meta["passes"])
-
-
-def fit_linear_disk(dataset, params, *, method="dcl", memory=1024.0, **options):
-    """Train :class:`dualsvm.LinearSVC` parameters ``params`` on a DiskDataset.
-
-    What ``LinearSVC.fit(DiskDataset(...), method=..., memory=...)`` and
-    ``dualsvm train DIR`` call. ``options`` go to :func:`fit` (checkpoint,
-    resume, inner_epochs, epsilon, ...). The LinearSVC parameters map onto
-    :func:`fit`'s; ``gap_tol=None`` becomes 1e-4 (the out-of-core solvers stop
-    on the gap), ``monitor=None`` becomes True, and ``shrinking``, ``shuffle``
-    and ``warm_start`` do not apply.
-
-    Returns
-    -------
-    dualsvm.training.LinearFit
-    """
-    from ..training import LinearFit
-
-    if params["fit_intercept"] and params["intercept_mode"] == "exact":
-        raise ValueError("out-of-core training supports intercept_mode='augmented' only")
-    if not isinstance(dataset, DiskDataset):
-        dataset = DiskDataset(dataset)
-    random_state = params["random_state"]
-    if random_state is not None and not isinstance(random_state, (int, np.integer)):
-        random_state = int(random_state.randint(np.iinfo(np.int32).max))
-    result = fit(dataset, method=method, memory=memory, C=params["C"], loss=params["loss"],
-                 fit_intercept=params["fit_intercept"],
-                 intercept_scaling=params["intercept_scaling"],
-                 class_weight=params["class_weight"], tol=params["tol"],
-                 gap_tol=1e-4 if params["gap_tol"] is None else params["gap_tol"],
-                 max_iter=params["max_iter"], time_limit=params["time_limit"],
-                 random_state=random_state, callback=params["callback"],
-                 verbose=params["verbose"],
-                 monitor=True if params["monitor"] is None else params["monitor"], **options)
-    coef, intercept = result.problem.coef_intercept(result.w)
-    return LinearFit(params=dict(params), classes_=dataset.labels.copy(),
-                     coef_=coef[None, :], intercept_=np.array([intercept]),
-                     alpha_=result.alpha[None, :], n_iter_=result.n_iter,
-                     primal_=np.array([result.primal]), dual_=np.array([result.dual]),
-                     gap_=np.array([result.gap]), status_=[result.status],
-                     history_=[result.history])

@@ -1,0 +1,71 @@
+"""The ``dualsvm`` command line: LIBLINEAR's train/predict, plus model conversion.
+
+::
+
+    dualsvm train [options] FILE [MODEL]       (LIBLINEAR's -s 1|3 -c -e -B -wi -v -q)
+    dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -t -g -d -r -c -e -m -h -wi)
+    dualsvm predict [-q] TEST MODEL OUTPUT     (a dualsvm or a LIBLINEAR model file)
+    dualsvm export-liblinear MODEL OUT
+    dualsvm import-liblinear IN MODEL
+    dualsvm demo                               (train and evaluate on bundled data)
+    dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
+    dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--keep-order]   (an on-disk dataset)
+    dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
+
+One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
+:mod:`.train_disk`, :mod:`.predict`,
+:mod:`.liblinear`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`), imported only by
+the command that runs, to keep start-up short; :mod:`.parser` holds the options,
+:mod:`.report` the one reporter of every training (messages, 'optimization
+finished' lines, ``--trace``, ``--json``).
+
+Every error is one line on stderr (``dualsvm: error: ...``, or
+``dualsvm train: error: ...`` for usage) and a non-zero exit status: 2 for
+usage, 1 for bad data, models or files, 130 after Ctrl-C (training stops with
+the current model, which is still saved).
+"""
+
+import argparse
+import importlib
+import sys
+
+from ..exceptions import one_line
+from .parser import PROG, CommandError, Exit, UsageError, build_parser, expand_weights, \
+    route, weight_pair
+
+__all__ = ["main"]
+
+
+def main(argv=None):
+    """Run the ``dualsvm`` command line; return the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = build_parser().parse_args(expand_weights(argv))
+        if args.command == "train" and args.weights:
+            for pair in args.weights:
+                try:
+                    weight_pair(pair)
+                except argparse.ArgumentTypeError as e:
+                    raise UsageError(f"{PROG} train", str(e)) from None
+        module, function = route(args).split(":")
+        return getattr(importlib.import_module(f".{module}", __name__), function)(args)
+    except UsageError as e:
+        print(f"{e.prog}: error: {e.message}", file=sys.stderr)
+        return 2
+    except Exit as e:
+        return e.status
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except (CommandError, ValueError, OSError, MemoryError) as e:
+        print(f"{PROG}: error: {_message(e)}", file=sys.stderr)
+        return 1
+
+
+def _message(error):
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror}"
+    return one_line(error)

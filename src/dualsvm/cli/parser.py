@@ -1,0 +1,300 @@
+"""The command line's parser: subcommands, options and their value types.
+
+Every subcommand names the module that runs it (``run="module:function"``,
+imported only when that command runs, so start-up stays short).
+"""
+
+import argparse
+import math
+import os
+import re
+import sys
+
+from ..constants import KERNELS, VERSION
+
+PROG = "dualsvm"
+
+#: LIBLINEAR's -s values this tool trains, with their loss.
+LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge"}
+_TYPE_NAMES = "1 (L2-loss SVC, dual) and 3 (L1-loss SVC, dual)"
+
+
+class UsageError(Exception):
+    """A command line that is not valid: exit status 2, ``PROG COMMAND: error: ...``."""
+
+    def __init__(self, prog, message):
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class CommandError(Exception):
+    """A one-line error message for the user (exit status 1)."""
+
+
+class Exit(Exception):
+    """argparse's exit (``--help``, ``--version``) with its status."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+def refuse(flag, why):
+    """The usage error of ``dualsvm train`` for a flag that does not apply."""
+    return UsageError(f"{PROG} train", f"{flag} {why}")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors raised to main() instead of sys.exit."""
+
+    def error(self, message):
+        raise UsageError(self.prog, " ".join(message.split()))
+
+    def exit(self, status=0, message=None):
+        if message:
+            sys.stderr.write(message)
+        raise Exit(status)
+
+
+# ----------------------------------------------------------- argument types
+
+
+def number(kind, name, low=None, low_open=False):
+    def convert(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be finite, got {text!r}")
+        if low is not None and (value <= low if low_open else value < low):
+            raise argparse.ArgumentTypeError(
+                f"{name} must be {'>' if low_open else '>='} {low}, got {text!r}")
+        return value
+
+    return convert
+
+
+def _solver(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in LIBLINEAR_TYPES:
+        raise argparse.ArgumentTypeError(
+            f"unsupported solver type {text!r}; dualsvm trains -s {_TYPE_NAMES}")
+    return value
+
+
+#: The options that select a kernel model (LIBSVM's), with their flags.
+KERNEL_OPTIONS = {"kernel_type": "-t", "kernel_name": "--kernel", "gamma": "-g", "degree": "-d",
+                  "coef0": "-r", "cache_size": "-m", "shrinking": "-h"}
+
+
+def _kernel_type(text):
+    names = {v: k for k, v in KERNELS.items()}
+    try:
+        return names[int(text)]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(
+            f"unknown kernel type {text!r}; -t takes 0 (linear), 1 (polynomial), 2 (RBF), "
+            "3 (sigmoid) or 4 (precomputed)") from None
+
+
+def _zero_one(text):
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError(f"-h takes 0 or 1, got {text!r}")
+    return text == "1"
+
+
+def weight_pair(values):
+    """(label, weight) of one -wLABEL WEIGHT option, both checked numbers."""
+    label, weight = values
+    try:
+        label_value = float(label)
+    except ValueError:
+        label_value = math.nan
+    if not math.isfinite(label_value):
+        raise argparse.ArgumentTypeError(f"-w{label}: the class label must be a number")
+    weight_value = number(float, f"weight of class {label}", 0.0)(weight)
+    return label_value, weight_value
+
+
+def expand_weights(argv):
+    """LIBLINEAR's ``-wLABEL WEIGHT`` tokens -> ``--weight LABEL WEIGHT``."""
+    if not argv or argv[0] != "train":
+        return argv
+    out = []
+    for position, token in enumerate(argv):
+        if token == "--":
+            return out + argv[position:]
+        match = re.fullmatch(r"-w(\S+)", token)
+        if match:
+            following = argv[position + 1] if position + 1 < len(argv) else ""
+            try:
+                float(following)
+            except ValueError:
+                raise UsageError(f"{PROG} train", f"{token} needs a weight after it, "
+                                  f"e.g. {token} 2") from None
+            out.extend(["--weight", match.group(1)])
+        else:
+            out.append(token)
+    return out
+
+
+def build_parser():
+    """The ``dualsvm`` parser; each subcommand's ``run`` is "module:function" in this package."""
+    parser = _Parser(prog=PROG, allow_abbrev=False,
+                     description="Support Vector Machines trained in the dual.")
+    parser.add_argument("--version", action="version", version=f"dualsvm {VERSION}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    train = commands.add_parser(
+        "train", allow_abbrev=False, add_help=False,  # -h is LIBSVM's shrinking flag
+        help="train a linear SVM (LIBLINEAR's train) or a kernel SVM (LIBSVM's svm-train)",
+        description="Train a linear SVM on an svmlight/LIBSVM file, like LIBLINEAR's train; "
+                    "any of LIBSVM's kernel options (-t -g -d -r -m -h) or --kernel trains a "
+                    "kernel SVM (C-SVC, exact bias), like LIBSVM's svm-train.",
+        epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
+    train.add_argument("--help", action="help", help="show this help message and exit")
+    train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
+                       help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, dual")
+    train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=1.0,
+                       help="cost C > 0 (default 1)")
+    train.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,
+                       help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
+    train.add_argument("-B", dest="bias", type=number(float, "bias"), default=None,
+                       help="bias: B > 0 appends a feature of value B; -1 = no bias (default)")
+    train.add_argument("--weight", dest="weights", nargs=2, action="append", default=[],
+                       metavar=("LABEL", "WEIGHT"), help=argparse.SUPPRESS)
+    train.add_argument("-v", dest="folds", type=number(int, "the number of folds", 2),
+                       metavar="N", help="N-fold cross validation; writes no model")
+    train.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    train.add_argument("--exact-bias", action="store_true",
+                       help="unregularised bias (the constraint y'a = 0); not with -B")
+    train.add_argument("--max-iter", type=number(int, "max-iter", 1), default=None,
+                       metavar="N", help="maximum number of epochs (default 1000)")
+    train.add_argument("--time-limit", type=number(float, "time-limit", 0.0, True),
+                       metavar="SECONDS", help="stop training after this time, keeping the model")
+    train.add_argument("--gap-tol", type=number(float, "gap-tol", 0.0, True), metavar="GAP",
+                       help="also stop once the relative duality gap is at most GAP")
+    train.add_argument("--seed", type=number(int, "seed", 0), default=0,
+                       help="seed of the epoch order (default 0)")
+    train.add_argument("--no-shrinking", action="store_true", help="do not shrink")
+    kernel = train.add_argument_group(
+        "kernel SVM (LIBSVM's options; any of them selects a kernel model)")
+    kernel.add_argument("-t", dest="kernel_type", type=_kernel_type, metavar="KERNEL",
+                        help="0 linear, 1 polynomial, 2 RBF (default), 3 sigmoid, 4 precomputed")
+    kernel.add_argument("--kernel", dest="kernel_name", choices=list(KERNELS),
+                        help="the kernel by name (same as -t)")
+    kernel.add_argument("-g", dest="gamma", type=number(float, "gamma", 0.0, True),
+                        help="gamma of poly/rbf/sigmoid (default 1/num_features)")
+    kernel.add_argument("-d", dest="degree", type=number(int, "degree", 0),
+                        help="degree of poly (default 3)")
+    kernel.add_argument("-r", dest="coef0", type=number(float, "coef0"),
+                        help="coef0 of poly/sigmoid (default 0)")
+    kernel.add_argument("-m", dest="cache_size", type=number(float, "cache size", 0.0, True),
+                        metavar="MB", help="kernel cache size in MB (default 100)")
+    kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
+                        help="shrinking heuristics (default 1)")
+    train.add_argument("--cyclic", action="store_true",
+                       help="visit variables in order instead of a random permutation")
+    train.add_argument("--json", action="store_true",
+                       help="print a JSON summary on stdout (messages go to stderr)")
+    train.add_argument("--trace", metavar="FILE",
+                       help="write the per-epoch history as JSON lines")
+    train.add_argument("--memory", type=number(float, "memory", 0.0, True), metavar="MB",
+                       help="a dataset directory (dualsvm convert) is trained out of core "
+                            "with rows in memory bounded by MB (default 1024)")
+    train.add_argument("--method", choices=("dcl", "bm", "sbm"),
+                       help="out-of-core method: dual cached loops (default), block "
+                            "minimization, selective block minimization")
+    train.add_argument("--checkpoint", metavar="PATH",
+                       help="out of core: save alpha and w to PATH after every pass")
+    train.add_argument("--resume", action="store_true",
+                       help="out of core: continue from --checkpoint after a kill")
+    train.add_argument("file", metavar="FILE",
+                       help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
+                            "directory written by dualsvm convert")
+    train.add_argument("model", metavar="MODEL", nargs="?",
+                       help="model file (default: FILE's basename + '.model')")
+    train.set_defaults(run="train:run")
+
+    convert = commands.add_parser(
+        "convert", allow_abbrev=False, help="write svmlight files as an on-disk dataset",
+        description="Convert svmlight/LIBSVM files (concatenated) into a directory of "
+                    "compressed blocks for out-of-core training (dualsvm train DIR --memory MB).")
+    convert.add_argument("inputs", metavar="FILE", nargs="+")
+    convert.add_argument("directory", metavar="DIR", help="the dataset directory to create")
+    convert.add_argument("--block-mb", type=number(float, "block-mb", 0.0, True), default=8.0,
+                         metavar="N", help="in-memory size of a block in MB (default 8); at most "
+                                           "1/16 of the --memory you will train with")
+    convert.add_argument("--poly2", action="store_true",
+                         help="write the degree-2 polynomial expansion of the rows")
+    convert.add_argument("--replicas", type=number(int, "replicas", 1), default=1, metavar="R",
+                         help="write R copies (copies 1.. with --perturbation noise)")
+    convert.add_argument("--perturbation", type=number(float, "perturbation", 0.0), default=0.0,
+                         metavar="S", help="relative noise of the copies (x * (1 + S z))")
+    convert.add_argument("--keep-order", dest="shuffle", action="store_false",
+                         help="keep the rows in file order (by default they are written in a "
+                              "random order, by two passes in bounded memory)")
+    convert.add_argument("--seed", type=number(int, "seed", 0), default=0)
+    convert.add_argument("--n-features", type=number(int, "n-features", 1), metavar="D",
+                         help="width of the input rows (default: the largest index)")
+    convert.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    convert.set_defaults(run="convert:run")
+
+    predict = commands.add_parser(
+        "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
+        description="Predict labels of an svmlight/LIBSVM file with a dualsvm or LIBLINEAR model.")
+    predict.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    predict.add_argument("test", metavar="TEST")
+    predict.add_argument("model", metavar="MODEL")
+    predict.add_argument("output", metavar="OUTPUT")
+    predict.set_defaults(run="predict:run")
+
+    export = commands.add_parser("export-liblinear", allow_abbrev=False,
+                                 help="write a model as a LIBLINEAR text model")
+    export.add_argument("model", metavar="MODEL")
+    export.add_argument("out", metavar="OUT")
+    export.set_defaults(run="liblinear:run_export")
+
+    imp = commands.add_parser("import-liblinear", allow_abbrev=False,
+                              help="read a LIBLINEAR text model into a dualsvm model file")
+    imp.add_argument("source", metavar="IN")
+    imp.add_argument("model", metavar="MODEL")
+    imp.set_defaults(run="liblinear:run_import")
+
+    demo = commands.add_parser("demo", allow_abbrev=False,
+                               help="train and evaluate on the breast-cancer data (no download)")
+    demo.set_defaults(run="demo:run")
+
+    plot = commands.add_parser(
+        "plot", allow_abbrev=False, help="draw convergence curves from a training trace",
+        description="Draw the convergence curves of a 'dualsvm train --trace' file "
+                    "(needs matplotlib: pip install 'dualsvm[plot]').")
+    plot.add_argument("trace", metavar="TRACE", help="a trace file of 'dualsvm train --trace'")
+    plot.add_argument("-o", dest="out", metavar="OUT",
+                      help="image file, format by extension (default: TRACE + '.png')")
+    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default="epoch",
+                      help="horizontal axis (default epoch)")
+    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default="gap",
+                      help="vertical axis: relative duality gap (default), relative "
+                           "suboptimality (P - P*)/P*, or the primal objective")
+    plot.add_argument("--optimum", type=number(float, "optimum"), metavar="P*",
+                      help="P* for --y suboptimality (default: the lowest primal in the trace)")
+    plot.set_defaults(run="plot:run")
+    return parser
+
+
+def route(args):
+    """"module:function" of this package that runs the parsed command: ``train``
+    goes to ``train_disk`` for a dataset directory and to ``train_kernel`` when a
+    kernel option is given."""
+    if args.command == "train":
+        if os.path.isdir(args.file):
+            return "train_disk:run"
+        if any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS):
+            return "train_kernel:run"
+    return args.run

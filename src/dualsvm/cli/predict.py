@@ -1,0 +1,35 @@
+"""``dualsvm predict``: labels of an svmlight file with a dualsvm or LIBLINEAR model."""
+
+import numpy as np
+
+from ..data import format_label, read_svmlight
+from ..files import atomic_write
+from ..models import load_any_model
+from .outputs import check_writable, write_error
+
+
+def run(args):
+    check_writable(args.output, "output file")
+    estimator = load_any_model(args.model)
+    # a precomputed kernel: column 0 of LIBSVM's format holds the row ids
+    precomputed = getattr(estimator, "kernel", None) == "precomputed"
+    X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
+    predicted = estimator.predict(X)
+    classes = estimator.classes_
+    names = np.array([format_label(c) for c in classes], dtype=object)
+    index = np.searchsorted(classes, predicted)
+    lines = names[index]
+    text = "\n".join(lines) + "\n"
+    try:
+        atomic_write(args.output, lambda f: f.write(text.encode("utf-8")))
+    except OSError as e:
+        raise write_error(args.output, "output file", e) from None
+    if classes.dtype.kind in "biuf":
+        correct = int(np.count_nonzero(predicted == y))
+    else:
+        truth = np.array([format_label(t) for t in y], dtype=object)
+        correct = int(np.count_nonzero(lines == truth))
+    total = len(y)
+    if not args.quiet:
+        print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
+    return 0

@@ -1,0 +1,102 @@
+"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation).
+
+Kernel options send ``train`` to :mod:`.train_kernel`, a dataset directory to
+:mod:`.train_disk` (see :func:`dualsvm.cli.parser.route`). Every option either works
+for the kind of training it selects or is refused with a one-line usage error
+naming it."""
+
+import sys
+import time
+
+import numpy as np
+
+from ..data import read_svmlight
+from ..linear_training import fit_linear
+from ..persistence.linear import save_linear
+from ..validation import check_classes, sample_costs
+from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
+    model_path, refuse_given
+from .parser import LIBLINEAR_TYPES, PROG, CommandError, UsageError, refuse
+from .report import Reporter
+
+
+def run(args):
+    linear_defaults(args)
+    refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
+                                        "not to a file")
+    if args.exact_bias and args.bias is not None and args.bias >= 0:
+        raise UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
+                         "has no augmented feature")
+    if args.folds is not None and args.trace:
+        raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
+    report = Reporter(args.quiet, args.json, args.trace)
+    path = None if args.folds is not None else model_path(args)
+    report.check_outputs(path)
+    X, y = read_svmlight(args.file)
+    classes = check_classes(y, args.file)
+    weights = class_weight(args, classes, report)
+    fit_intercept, intercept_scaling = augmented_bias(args)
+    params = dict(
+        C=args.C, loss=LIBLINEAR_TYPES[args.solver], solver="dcd",
+        fit_intercept=args.exact_bias or fit_intercept,
+        intercept_mode="exact" if args.exact_bias else "augmented",
+        intercept_scaling=intercept_scaling, tol=args.tol, gap_tol=args.gap_tol,
+        max_iter=args.max_iter, time_limit=args.time_limit, shrinking=not args.no_shrinking,
+        shuffle=not args.cyclic, batch_size=1, random_state=args.seed, class_weight=weights,
+        warm_start=False, callback=None, verbose=0 if args.quiet or args.folds else 2,
+        monitor=True if args.trace else None)
+    solver = "pair-dcd" if args.exact_bias else "dcd-l1" if args.solver == 3 else "dcd-l2"
+    common = {"data": args.file, "solver": solver, "n_samples": int(X.shape[0]),
+              "n_features": int(X.shape[1])}
+    if args.folds is not None:
+        return _cross_validate(args, params, X, y, report, common)
+
+    start = time.perf_counter()
+    fit = fit_linear(X, y, sample_costs(args.C, weights, y, classes), params)
+    seconds = time.perf_counter() - start
+    report.finished(fit, ADVICE)
+    report.save(fit, path, save_linear)
+    report.summary({**common, "model": path, "loss": params["loss"], "C": args.C,
+                    "bias": "exact" if args.exact_bias else
+                    (intercept_scaling if fit_intercept else -1.0), "seconds": seconds}, fit)
+    return 130 if "interrupted" in fit.status_ else 0
+
+
+def _cross_validate(args, params, X, y, report, common):
+    import warnings
+
+    # the estimator imports scikit-learn (about 1.5 s): only -v pays for it
+    from ..linear_svc import LinearSVC
+
+    n = X.shape[0]
+    folds = args.folds
+    if folds > n:
+        report.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
+        folds = n
+    order = np.random.default_rng(args.seed).permutation(n)
+    predicted = np.empty_like(y)
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for fold, test in enumerate(np.array_split(order, folds), start=1):
+            train = np.ones(n, dtype=bool)
+            train[test] = False
+            model = LinearSVC(**params)
+            try:
+                model.fit(X[train], y[train])
+            except ValueError as e:
+                raise CommandError(f"cross validation fold {fold}: {e}") from None
+            predicted[test] = model.predict(X[test])
+            if "interrupted" in model.status_:
+                print(f"{PROG}: cross validation was interrupted", file=sys.stderr)
+                return 130
+    for message in {str(w.message) for w in caught}:
+        report.warn(message)
+    accuracy = 100.0 * float(np.mean(predicted == y))
+    if report.json_summary:
+        report.summary({**common, "cross_validation_folds": folds,
+                        "cross_validation_accuracy": accuracy,
+                        "seconds": time.perf_counter() - start})
+    else:
+        print("Cross Validation Accuracy = %g%%" % accuracy)
+    return 0

@@ -1,0 +1,36 @@
+"""Names and numbers shared across layers: losses, bias modes, kernel codes, statuses.
+
+Plain Python values only (compiled code reads the integers), so every layer may
+import this module.
+"""
+
+#: The package version (``dualsvm.__version__``; model files record it).
+VERSION = "0.1.0"
+
+#: The two losses of every problem: L1-loss (LIBLINEAR ``-s 3``) and L2-loss (``-s 1``).
+LOSSES = ("hinge", "squared_hinge")
+#: How the bias is fitted (see :mod:`dualsvm.problem`).
+BIAS_MODES = ("none", "augmented", "exact")
+
+#: Kernel codes across the Python/Numba boundary: LIBSVM's ``-t`` numbers.
+LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
+KERNELS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
+           "precomputed": PRECOMPUTED}
+
+#: LIBSVM's curvature floor for a non-positive second derivative (non-PSD kernels,
+#: duplicate rows): one value for every kernel solver.
+TAU = 1e-12
+
+#: Why a binary problem stopped, from the best outcome to the worst: the solver's
+#: own rule, the duality gap, the callback, then the limits and Ctrl-C.
+STATUSES = ("converged", "gap", "callback", "max_iter", "time_limit", "interrupted")
+#: Statuses that mean the model is as good as asked for.
+FINISHED = STATUSES[:2]
+#: Statuses that stop training before convergence without anyone asking to.
+EARLY_STOPS = STATUSES[3:]
+
+#: The command line's defaults where LIBLINEAR's and LIBSVM's tools differ from the
+#: estimators': LIBLINEAR's ``-e``, LIBSVM's ``-e`` and ``-m`` (MB).
+LIBLINEAR_TOL = 0.1
+LIBSVM_TOL = 1e-3
+LIBSVM_CACHE_MB = 100.0

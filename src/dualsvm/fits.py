@@ -1,0 +1,132 @@
+"""Fitted models as plain data: what training produces and model files hold.
+
+:class:`LinearFit` and :class:`KernelFit` carry the fitted attributes of
+:class:`dualsvm.LinearSVC` and :class:`dualsvm.SVC` under the same names (ending
+in ``_``) and ``params``, the estimator parameters they were trained with. They
+need NumPy only, so the command line trains, saves and reports without
+scikit-learn; the estimators are built from them by ``from_fit``.
+
+Kernel layout (LIBSVM's and scikit-learn's): classes in sorted order; the pairs
+(i, j), i < j, in the order (0, 1), (0, 2), ..., (1, 2), ... (:func:`class_pairs`);
+in pair (i, j) class i is the positive one; support vectors grouped by class, in
+row order within a class; ``dual_coef_`` (n_classes - 1, n_SV) holds y_t alpha_t
+of SV t (of class c) for the pair (c, o) in row o if o < c, else row o - 1; the
+decision value of pair p is sum_t coef_pt K(x_t, x) + intercept_p (LIBSVM's
+-rho), positive for class i.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .constants import EARLY_STOPS
+
+
+def early_stop_message(statuses, gaps):
+    """None when every problem converged, else why training stopped, as a sentence."""
+    stopped = {s for s in statuses if s in EARLY_STOPS}
+    if not stopped:
+        return None
+    return (f"Training stopped before convergence ({', '.join(sorted(stopped))}); the "
+            f"largest relative duality gap is {max(gaps):.3g}.")
+
+
+class _Fit:
+    def early_stop(self):
+        """None when every problem converged, else why training stopped, as a sentence."""
+        return early_stop_message(self.status_, self.gap_)
+
+    def fitted_attributes(self):
+        """The fitted attributes (names ending in ``_``) as a dict."""
+        return {name: value for name, value in vars(self).items() if name.endswith("_")}
+
+
+@dataclass
+class LinearFit(_Fit):
+    """A fitted linear model: what :class:`dualsvm.LinearSVC` stores after ``fit``.
+
+    One binary problem for two classes (it decides for ``classes_[1]``), else one
+    per class (one-vs-rest). ``n_iter_`` is the largest number of epochs run.
+    """
+
+    params: dict
+    classes_: np.ndarray
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    alpha_: np.ndarray = None
+    n_iter_: int = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = None
+    history_: list = None
+    n_samples_seen_: int = 0
+    lambda_: float = float("nan")
+    t_: np.ndarray = None
+    feature_names_in_: np.ndarray = None
+
+    @property
+    def n_features_in_(self):
+        return self.coef_.shape[1]
+
+
+@dataclass
+class KernelFit(_Fit):
+    """A fitted kernel model: what :class:`dualsvm.SVC` stores after ``fit``.
+
+    ``dual_coef_`` and ``intercept_`` here have LIBSVM's signs (class i of pair
+    (i, j) positive); SVC flips them for two classes, as scikit-learn does.
+    """
+
+    params: dict
+    kernel: object  # the dualsvm.kernels.Kernel, gamma resolved
+    classes_: np.ndarray
+    support_: np.ndarray
+    support_vectors_: object
+    n_support_: np.ndarray
+    dual_coef_: np.ndarray
+    intercept_: np.ndarray
+    n_features_in_: int = 0
+    n_iter_: np.ndarray = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = field(default_factory=list)
+    history_: list = field(default_factory=list)
+
+    def decision_ovo(self, X):
+        """LIBSVM's decision values, (n, n_pairs); X as in training (for
+        'precomputed': the (n, n_train) kernel against the training rows)."""
+        if self.kernel.name == "precomputed":
+            K = X[:, self.support_]
+            K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
+        else:
+            K = self.kernel(X, self.support_vectors_)
+        return K @ pair_coefficients(self.dual_coef_, self.n_support_).T + self.intercept_
+
+    def predict(self, X):
+        """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
+        dec = self.decision_ovo(X)
+        k = len(self.classes_)
+        votes = np.zeros((dec.shape[0], k), dtype=np.int64)
+        for p, (i, j) in enumerate(class_pairs(k)):
+            positive = dec[:, p] > 0
+            votes[:, i] += positive
+            votes[:, j] += ~positive
+        return self.classes_[np.argmax(votes, axis=1)]
+
+
+def class_pairs(n_classes):
+    """The one-vs-one pairs in LIBSVM's order."""
+    return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+
+
+def pair_coefficients(dual_coef, n_support):
+    """(n_pairs, n_SV): the coefficient of every SV in every pair's decision."""
+    k = len(n_support)
+    start = np.concatenate([[0], np.cumsum(n_support)])
+    out = np.zeros((len(class_pairs(k)), dual_coef.shape[1]))
+    for p, (i, j) in enumerate(class_pairs(k)):
+        out[p, start[i]:start[i + 1]] = dual_coef[j - 1, start[i]:start[i + 1]]
+        out[p, start[j]:start[j + 1]] = dual_coef[i, start[j]:start[j + 1]]
+    return out

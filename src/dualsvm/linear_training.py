@@ -1,0 +1,130 @@
+"""Training linear models in memory, one-vs-rest, without scikit-learn.
+
+:class:`dualsvm.LinearSVC` validates its input with scikit-learn and then calls
+:func:`fit_linear`; the command line calls it directly, because importing
+scikit-learn alone takes longer (about 1.5 s) than its whole start-up budget.
+"""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .fits import LinearFit
+from .multiclass import one_vs_rest, solve_tasks
+from .problem import DualProblem
+from .solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping
+from .validation import random_generator
+
+#: LinearSVC's ``solver`` values that run in the primal (stochastic steps on w).
+PRIMAL_SOLVERS = {"pegasos": Pegasos, "implicit": ImplicitSGD}
+
+
+@dataclass
+class WarmStart:
+    """Where training continues, one row per binary problem.
+
+    ``alpha``: dual variables (solver 'dcd'). ``weights``, ``steps``: the primal
+    solvers' w (the augmented entry included) and step counts t; ``seen_rows``,
+    ``seen_cost``: rows and sum of C_i of earlier data whose objective this
+    training extends (``partial_fit``; 0 for a warm-started ``fit``).
+    """
+
+    alpha: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    steps: np.ndarray | None = None
+    seen_rows: int = 0
+    seen_cost: float = 0.0
+
+
+def bias_mode(params):
+    """The :mod:`dualsvm.problem` bias mode of LinearSVC parameters."""
+    return params["intercept_mode"] if params["fit_intercept"] else "none"
+
+
+def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
+    """Train one binary model (two classes) or one per class (one-vs-rest).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated float64 data (C-ordered, or CSR with canonical indices).
+    y : ndarray of shape (n_samples,)
+        Class labels, at least two distinct.
+    cost : ndarray of shape (n_samples,)
+        C_i = C * class_weight[y_i] * sample_weight_i.
+    params : dict
+        :class:`dualsvm.LinearSVC` parameters (``get_params()``).
+    start : WarmStart or None
+        Where to continue from (its ``alpha`` for 'dcd', its primal state for
+        the primal solvers).
+    classes : ndarray or None
+        All class labels, when y may lack some (``partial_fit``); default np.unique(y).
+    max_iter : int or None
+        Overrides ``params["max_iter"]`` (``partial_fit``: 1).
+
+    Returns
+    -------
+    LinearFit
+    """
+    classes = np.unique(y) if classes is None else classes
+    solver_name = params["solver"]
+    primal = solver_name in PRIMAL_SOLVERS
+    start = WarmStart() if start is None else start
+    n_seen = start.seen_rows + int(np.count_nonzero(cost > 0))
+    cost_seen = start.seen_cost + float(cost.sum())
+    mode = bias_mode(params)
+    generator = random_generator(params["random_state"])
+    time_limit = params["time_limit"]
+    monitor = params["monitor"]
+    if monitor is None:
+        monitor = bool(params["verbose"]) or params["callback"] is not None or params["gap_tol"] is not None
+    gap_tol = params["gap_tol"]
+    if primal:  # no optimality measure of their own: tol is the certificate's gap
+        gap_tol = params["tol"] if gap_tol is None else min(gap_tol, params["tol"])
+        monitor = True
+    tasks = one_vs_rest(classes, y)
+    common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
+              "random_state": generator}
+
+    def build(task):
+        k = tasks.index(task)
+        problem = DualProblem(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
+        if primal:
+            options = {"batch_size": params["batch_size"]} if solver_name == "pegasos" else {}
+            if start.weights is not None:
+                options.update(w=start.weights[k], t=start.steps[k],
+                               seen=(start.seen_rows, start.seen_cost))
+            solver = PRIMAL_SOLVERS[solver_name](problem, params["tol"], **common, **options)
+        else:
+            solver_class = PairCD if mode == "exact" else DualCD
+            solver = solver_class(problem, params["tol"], **common,
+                                  alpha=None if start.alpha is None else start.alpha[k])
+        return problem, solver, max_iter or params["max_iter"]
+
+    stopping = Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
+                        monitor=monitor, deadline=None if time_limit is None
+                        else time.perf_counter() + time_limit)
+    solved = solve_tasks(tasks, build, stopping)
+    results = [s.result for s in solved]
+    d = X.shape[1]
+    if mode == "augmented":
+        intercept = np.array([params["intercept_scaling"] * r.w[d] for r in results])
+    else:
+        intercept = np.array([r.intercept for r in results])
+    return LinearFit(
+        params=dict(params),
+        classes_=classes,
+        coef_=np.array([r.w[:d] for r in results]),
+        intercept_=intercept,
+        alpha_=np.array([r.alpha for r in results]),
+        n_iter_=max(r.n_iter for r in results),
+        primal_=np.array([r.primal for r in results]),
+        dual_=np.array([r.dual for r in results]),
+        gap_=np.array([r.gap for r in results]),
+        status_=[r.status for r in results],
+        history_=[r.history for r in results],
+        n_samples_seen_=n_seen,
+        lambda_=1.0 / cost_seen if cost_seen > 0 else float("inf"),
+        t_=np.array([s.solver.t if primal else 0 for s in solved]),
+    )

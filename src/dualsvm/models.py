@@ -1,0 +1,103 @@
+"""Saving and loading estimators: dualsvm model files and LIBLINEAR text models.
+
+The formats live in :mod:`dualsvm.persistence`, which reads and writes fit
+objects; this module converts between them and the estimators
+(``estimator.to_fit()``, ``LinearSVC.from_fit`` / ``SVC.from_fit``).
+"""
+
+import os
+
+from sklearn.exceptions import NotFittedError
+
+from .exceptions import ModelError, one_line
+from .fits import KernelFit, LinearFit
+from .linear_svc import LinearSVC
+from .persistence.liblinear import export_liblinear as _export_fit
+from .persistence.liblinear import import_liblinear as _import_fit
+from .persistence.model_file import load_any_fit, load_fit, save_fit
+from .svc import SVC
+
+__all__ = ["export_liblinear", "import_liblinear", "load_any_model", "load_model", "save_model"]
+
+
+def _as_fit(model):
+    """The fit object of a fitted LinearSVC or SVC (or the fit object itself)."""
+    if isinstance(model, (LinearFit, KernelFit)):
+        return model
+    if not isinstance(model, (LinearSVC, SVC)):
+        raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC and "
+                         "dualsvm.SVC models have a model file format")
+    try:
+        return model.to_fit()
+    except NotFittedError:
+        raise ModelError("the model is not fitted; call fit() before saving it") from None
+
+
+def _estimator(fit, path):
+    """The fitted estimator of a fit object read from ``path``."""
+    cls = SVC if isinstance(fit, KernelFit) else LinearSVC
+    try:
+        return cls.from_fit(fit)
+    except (TypeError, ValueError) as e:
+        raise ModelError(f"{os.fspath(path)}: invalid model file (parameters: {one_line(e)})") from None
+
+
+def save_model(model, path):
+    """Save a fitted :class:`~dualsvm.LinearSVC` or :class:`~dualsvm.SVC` (or a fit
+    object) as a dualsvm model file (see :mod:`dualsvm.persistence.container`).
+
+    The write is atomic: an existing file at ``path`` is replaced only once the
+    new one is complete.
+
+    Raises
+    ------
+    ModelError
+        Not a fitted dualsvm model, or labels or coefficients that cannot be stored.
+    OSError
+        The file cannot be written.
+    """
+    save_fit(_as_fit(model), path)
+
+
+def load_model(path):
+    """Load a dualsvm model file written by :func:`save_model`.
+
+    Returns
+    -------
+    LinearSVC or SVC
+        Fitted: ``predict``, ``decision_function`` and ``score`` work; the
+        training certificate (``status_``, ``n_iter_``, ``primal_``, ``dual_``,
+        ``gap_``) is restored when the file has it.
+
+    Raises
+    ------
+    ModelError
+        Anything but a valid dualsvm model file (never unpickles).
+    """
+    return _estimator(load_fit(path), path)
+
+
+def load_any_model(path):
+    """Load a dualsvm model file or a LIBLINEAR text model, detected by content."""
+    return _estimator(load_any_fit(path), path)
+
+
+def export_liblinear(model, path):
+    """Write a fitted LinearSVC (or LinearFit) as a LIBLINEAR 2.50 text model file.
+
+    LIBLINEAR's ``predict`` gives the same labels as ``model.predict``.
+    """
+    fit = _as_fit(model)
+    if not isinstance(fit, LinearFit):
+        raise ModelError("only linear models have a LIBLINEAR format; this is a kernel model")
+    _export_fit(fit, path)
+
+
+def import_liblinear(path):
+    """Read a LIBLINEAR text model of a classifier as a fitted LinearSVC.
+
+    Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
+    ``coef_`` and ``intercept_`` are arranged so that ``predict`` gives
+    LIBLINEAR's labels. The training certificate is unknown and not set.
+    """
+    return _estimator(_import_fit(path), path)

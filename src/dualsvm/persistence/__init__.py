@@ -1,0 +1,14 @@
+"""Model files, written from and read into fit objects (:mod:`dualsvm.fits`).
+
+* :mod:`.container`: the dualsvm model file (zip of ``.npy`` entries and JSON
+  metadata, never pickle), shared by every model kind;
+* :mod:`.linear`, :mod:`.kernel`: the entries of linear and kernel models;
+* :mod:`.liblinear`: LIBLINEAR's text models, export and import;
+* :mod:`.model_file`: any model file, by the fit object's type or the file's content.
+
+This package imports none of them, so training a linear model never loads the
+kernel layer to save it.
+
+The estimators' ``save_model`` / ``load_model`` (:mod:`dualsvm.models`) wrap
+these; the command line uses them directly, without scikit-learn.
+"""

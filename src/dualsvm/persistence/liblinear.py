@@ -1,0 +1,211 @@
+"""LIBLINEAR text models: export and import.
+
+:func:`export_liblinear` writes what LIBLINEAR 2.50's ``save_model`` writes::
+
+    solver_type L2R_L2LOSS_SVC_DUAL     (L2R_L1LOSS_SVC_DUAL for the hinge loss)
+    nr_class K
+    label l_1 ... l_K                   (integers)
+    nr_feature d
+    bias B                              (-1: no bias)
+    w
+    d lines (d + 1 when B >= 0) of nr_w values "%.17g " each
+
+with nr_w = 1 for two classes (w decides for ``label[0]``, so the labels are
+written as ``classes_[1] classes_[0]``) and K otherwise. With B >= 0 the last
+line is the bias weight w_b and the intercept is B * w_b; an exact
+(unregularised) intercept is written with B = 1. :func:`import_liblinear`
+reads the model of any LIBLINEAR classifier (linear SVMs, logistic
+regression, Crammer-Singer): prediction needs only w.
+"""
+
+import math
+import os
+
+import numpy as np
+
+from ..data import format_label, short_repr
+from ..exceptions import ModelError, one_line
+from ..files import atomic_write
+from ..fits import LinearFit
+from .container import ZIP_MAGIC, read_head
+from .linear import checked_arrays
+
+#: LIBLINEAR 2.50's solver_type_table entries that are classifiers.
+LIBLINEAR_CLASSIFIERS = (
+    "L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL",
+    "MCSVM_CS", "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL",
+)
+_LIBLINEAR_OTHERS = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL",
+                     "ONECLASS_SVM")
+_LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho", "w")
+
+
+def is_liblinear_text(head):
+    """Whether a file's first bytes start like a LIBLINEAR text model."""
+    first = head.split(None, 1)[:1]
+    return bool(first) and first[0] in {k.encode() for k in _LIBLINEAR_KEYS}
+
+
+def _integer_labels(classes):
+    kind = classes.dtype.kind
+    if kind in "iu" or kind == "b":
+        values = classes.astype(np.int64)
+    elif kind == "f" and np.isfinite(classes).all() and np.all(classes == np.round(classes)):
+        values = classes.astype(np.int64)
+    else:
+        shown = ", ".join(format_label(c) for c in classes[:5])
+        raise ModelError(f"LIBLINEAR model files need integer class labels; this model's "
+                         f"labels are {shown}")
+    info = np.iinfo(np.int32)
+    if values.min() < info.min or values.max() > info.max:
+        raise ModelError("LIBLINEAR model files need class labels within the 32-bit range")
+    return [int(v) for v in values]
+
+
+def export_liblinear(fit, path):
+    """Write a :class:`~dualsvm.fits.LinearFit` as a LIBLINEAR 2.50 text model file.
+
+    LIBLINEAR's ``predict`` gives the same labels as the model's.
+
+    Raises
+    ------
+    ModelError
+        Class labels that are not integers, or coefficients that are not finite.
+    OSError
+        The file cannot be written.
+    """
+    coef, intercept, classes = checked_arrays(fit)
+    params = fit.params
+    labels = _integer_labels(classes)
+    d = coef.shape[1]
+    if len(labels) == 2:
+        # LIBLINEAR's single w decides for label[0]; ours for classes_[1].
+        labels = [labels[1], labels[0]]
+    weights = coef.T  # (d, nr_w)
+    if params.get("fit_intercept") and params.get("intercept_mode", "augmented") == "augmented":
+        bias = float(params["intercept_scaling"])
+        bias_row = intercept / bias
+    elif params.get("fit_intercept") or np.any(intercept != 0):
+        bias, bias_row = 1.0, intercept  # exact bias: B * w_b = intercept_
+    else:
+        bias, bias_row = -1.0, None
+    solver = "L2R_L1LOSS_SVC_DUAL" if params.get("loss") == "hinge" else "L2R_L2LOSS_SVC_DUAL"
+    lines = [f"solver_type {solver}", f"nr_class {len(labels)}",
+             "label " + " ".join(str(label) for label in labels),
+             f"nr_feature {d}", "bias %.17g" % bias, "w"]
+    rows = weights if bias_row is None else np.vstack([weights, bias_row[None, :]])
+    lines.extend("".join("%.17g " % v for v in row) for row in rows)
+    text = "\n".join(lines) + "\n"
+    atomic_write(path, lambda f: f.write(text.encode("ascii")))
+
+
+def import_liblinear(path):
+    """Read a LIBLINEAR text model of a classifier as a :class:`~dualsvm.fits.LinearFit`.
+
+    Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
+    ``coef_`` and ``intercept_`` are arranged so that the decision function gives
+    LIBLINEAR's labels. The training certificate is unknown (None).
+
+    Raises
+    ------
+    ModelError
+        A malformed file, or a regression or one-class model.
+    """
+    path = os.fspath(path)
+    head = read_head(path)
+    if head.startswith(ZIP_MAGIC):
+        raise ModelError(f"{path}: a zip archive (a dualsvm model file?), not a LIBLINEAR text model")
+
+    def bad(what):
+        return ModelError(f"{path}: not a valid LIBLINEAR model ({what})")
+
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("ascii")
+    except UnicodeDecodeError:
+        raise bad("binary or non-ASCII content") from None
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read ({e.strerror or one_line(e)})") from None
+    tokens = text.split()
+    header, i = {}, 0
+    while True:
+        if i >= len(tokens):
+            raise bad("no 'w' line" if tokens else "empty file")
+        key = tokens[i]
+        i += 1
+        if key == "w":
+            break
+        if key not in _LIBLINEAR_KEYS:
+            raise bad(f"unknown text {short_repr(key)}")
+        if key in header:
+            raise bad(f"'{key}' given twice")
+        count = header.get("nr_class", 0) if key == "label" else 1
+        if key == "label" and "nr_class" not in header:
+            raise bad("'label' before 'nr_class'")
+        values = tokens[i:i + count]
+        i += count
+        if len(values) < count:
+            raise bad(f"'{key}' without a value")
+        try:
+            if key == "solver_type":
+                header[key] = values[0]
+            elif key in ("nr_class", "nr_feature"):
+                header[key] = int(values[0])
+            elif key == "label":
+                header[key] = [int(v) for v in values]
+            else:
+                header[key] = float(values[0])
+        except ValueError:
+            raise bad(f"'{key}' has a bad value {short_repr(' '.join(values))}") from None
+
+    solver = header.get("solver_type")
+    if solver in _LIBLINEAR_OTHERS:
+        raise bad(f"solver_type {solver} is not a classifier; dualsvm imports classifiers "
+                  f"({', '.join(LIBLINEAR_CLASSIFIERS)})")
+    if solver not in LIBLINEAR_CLASSIFIERS:
+        raise bad(f"unknown solver_type {solver!r}" if solver else "no solver_type")
+    for key in ("nr_class", "label", "nr_feature", "bias"):
+        if key not in header:
+            raise bad(f"no '{key}' line")
+    k, d, bias = header["nr_class"], header["nr_feature"], header["bias"]
+    labels = np.array(header["label"], dtype=np.float64)
+    if k < 2:
+        raise bad(f"nr_class {k}; a classifier needs at least 2 classes")
+    if len(np.unique(labels)) != k:
+        raise bad("repeated labels")
+    if d < 1:
+        raise bad(f"nr_feature {d}")
+    if not math.isfinite(bias):
+        raise bad(f"bias {bias}")
+    nr_w = 1 if k == 2 and solver != "MCSVM_CS" else k
+    n_rows = d + 1 if bias >= 0 else d
+    values = tokens[i:]
+    if len(values) != n_rows * nr_w:
+        raise bad(f"{len(values)} weights, expected {n_rows} x {nr_w} = {n_rows * nr_w}"
+                  + ("; truncated file?" if len(values) < n_rows * nr_w else ""))
+    try:
+        w = np.array([float(v) for v in values], dtype=np.float64).reshape(n_rows, nr_w)
+    except ValueError:
+        raise bad("a weight is not a number") from None
+    if not np.isfinite(w).all():
+        raise bad("weights contain NaN or infinity")
+    weights = w[:d]
+    offsets = bias * w[d] if bias >= 0 else np.zeros(nr_w)
+
+    if k == 2:
+        if nr_w == 2:  # Crammer-Singer: label[0] wins when w_0'x > w_1'x
+            weights = weights[:, :1] - weights[:, 1:]
+            offsets = offsets[:1] - offsets[1:]
+        if labels[0] > labels[1]:  # w decides for label[0] = the larger = classes_[1]
+            classes, coef, intercept = labels[::-1].copy(), weights.T, offsets
+        else:
+            classes, coef, intercept = labels.copy(), -weights.T, -offsets
+    else:
+        order = np.argsort(labels, kind="stable")
+        classes, coef, intercept = labels[order], weights[:, order].T, offsets[order]
+
+    params = {"loss": "hinge" if solver == "L2R_L1LOSS_SVC_DUAL" else "squared_hinge",
+              "fit_intercept": bool(bias > 0), "intercept_scaling": bias if bias > 0 else 1.0}
+    return LinearFit(params=params, classes_=classes,
+                     coef_=np.ascontiguousarray(coef, dtype=np.float64),
+                     intercept_=np.ascontiguousarray(intercept, dtype=np.float64).reshape(-1))

@@ -1,0 +1,43 @@
+"""Any model file: saved by the fit object's type, loaded by the file's content."""
+
+
+import os
+
+from ..exceptions import ModelError
+from ..fits import KernelFit, LinearFit
+from .container import ZIP_MAGIC, describe, read_container, read_head
+from .kernel import read_kernel, save_kernel
+from .liblinear import import_liblinear, is_liblinear_text
+from .linear import read_linear, save_linear
+
+__all__ = ["load_any_fit", "load_fit", "save_fit"]
+
+
+def save_fit(fit, path):
+    """Save a LinearFit or KernelFit as a dualsvm model file (atomically)."""
+    if isinstance(fit, LinearFit):
+        return save_linear(fit, path)
+    if isinstance(fit, KernelFit):
+        return save_kernel(fit, path)
+    raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm.LinearSVC and dualsvm.SVC "
+                     "models have a model file format")
+
+
+def load_fit(path):
+    """The fit object (LinearFit or KernelFit) of a dualsvm model file; ModelError otherwise."""
+    path = os.fspath(path)
+    meta, arrays = read_container(path)
+    read = read_kernel if meta["estimator"] == "SVC" else read_linear
+    return read(path, meta, arrays)
+
+
+def load_any_fit(path):
+    """Load a dualsvm model file or a LIBLINEAR text model, detected by content."""
+    path = os.fspath(path)
+    head = read_head(path)
+    if head.startswith(ZIP_MAGIC):
+        return load_fit(path)
+    if is_liblinear_text(head):
+        return import_liblinear(path)
+    raise ModelError(f"{path}: neither a dualsvm model file nor a LIBLINEAR model "
+                     f"({describe(head)})")

@@ -1,0 +1,121 @@
+"""The package's layering: no import cycle, no private name used outside its module.
+
+Every ``import`` of a dualsvm module counts, at module level or inside a function
+(an import hidden in a function still ties the two modules together), so a cycle
+cannot be held apart by deferring one of its imports. Read with ``ast`` from the
+sources: nothing is imported to check it.
+"""
+
+import ast
+from pathlib import Path
+
+PACKAGE = "dualsvm"
+SOURCE = Path(__file__).resolve().parents[1] / "src" / PACKAGE
+
+
+def _modules():
+    """{module name: (path, is_package)} of every module of the package."""
+    modules = {}
+    for path in SOURCE.rglob("*.py"):
+        parts = list(path.relative_to(SOURCE.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        modules[".".join(parts)] = (path, is_package)
+    return modules
+
+
+def _imports(name, path, is_package, modules):
+    """(imported module, names taken from it, line) for every dualsvm import in a module."""
+    package = name if is_package else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, [], node.lineno) for alias in node.names
+                      if alias.name.split(".")[0] == PACKAGE]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != PACKAGE:
+                continue
+            names = []
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                if submodule in modules:  # `from package import module`
+                    found.append((submodule, [], node.lineno))
+                else:
+                    names.append(alias.name)
+            if names:
+                found.append((target, names, node.lineno))
+    return found
+
+
+def _graph():
+    modules = _modules()
+    graph, private = {}, []
+    for name, (path, is_package) in modules.items():
+        edges = set()
+        for target, names, line in _imports(name, path, is_package, modules):
+            assert target in modules, f"{name}:{line} imports {target}, which does not exist"
+            if target != name:
+                edges.add(target)
+            private += [f"{name}:{line} imports {n} from {target}" for n in names
+                        if n.startswith("_") and not n.startswith("__")]
+        graph[name] = edges
+    return graph, private
+
+
+def _cycles(graph):
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, components = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in graph[node]:
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def test_no_import_cycle():
+    graph, _ = _graph()
+    assert len(graph) > 30  # the sources were found
+    assert _cycles(graph) == []
+
+
+def test_no_private_name_used_outside_its_module():
+    _, private = _graph()
+    assert private == []
+
+
+def test_the_checks_see_a_cycle_and_a_private_import(tmp_path):
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from .solvers.dcd import _hidden, DualCD\n")
+    modules = {"dualsvm.solvers.dcd": None}
+    assert _imports("dualsvm.m", module, False, modules) == [
+        ("dualsvm.solvers.dcd", ["_hidden", "DualCD"], 2)]
