@@ -7,7 +7,7 @@ from sklearn.metrics import pairwise
 from sklearn.svm import SVC as SkSVC
 
 from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel
-from dualsvm.kernels.qmatrix import _dense_enough
+from dualsvm.kernels.qmatrix import dense_enough
 
 KERNELS = [
     ("linear", {}, lambda X, Z: pairwise.linear_kernel(X, Z)),
@@ -59,10 +59,10 @@ def test_dense_and_sparse_columns_agree(data):
 
 def test_dense_enough_csr_is_densified():
     X = sp.csr_matrix(np.arange(1.0, 13.0).reshape(4, 3))
-    assert _dense_enough(X)
+    assert dense_enough(X)
     q = QMatrix(X, np.ones(4), make_kernel("linear"))
     assert not isinstance(q.rows, tuple)
-    assert not _dense_enough(sp.csr_matrix(np.eye(10)))
+    assert not dense_enough(sp.csr_matrix(np.eye(10)))
 
 
 def test_precomputed_columns(data):

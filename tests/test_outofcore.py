@@ -344,7 +344,7 @@ def test_linear_svc_from_an_out_of_core_fit(heart, load):
 
     X, y = load("heart_scale")
     memory_model = LinearSVC(C=1.0, tol=1e-8, max_iter=10**5, random_state=0).fit(X, y)
-    disk_model = LinearSVC.from_fit(fit(heart, method="dcl", memory=0.02, tol=1e-12,
+    disk_model = LinearSVC.from_fit(fit(heart, method="bm", memory=0.02, tol=1e-12,
                                         gap_tol=1e-7, random_state=0))
     assert disk_model.status_ == ["gap"] and disk_model.n_features_in_ == X.shape[1]
     assert abs(disk_model.primal_[0] - memory_model.primal_[0]) <= 1e-7 * memory_model.primal_[0]

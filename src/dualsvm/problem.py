@@ -335,13 +335,15 @@ class KernelDualProblem(BoxDual):
         qa = gradient + 1.0 - self.diag * alpha
         return 0.5 * float(alpha @ qa) + loss_terms(qa + self.y * intercept, self.C, self.loss)
 
-    def certificate(self, alpha, gradient, dual=None):
+    def certificate(self, alpha, gradient, dual=None, intercept=None):
         """(primal, dual, relative gap, intercept) of a dual point, in O(n).
 
         ``dual``: the dual objective when the solver knows it better than from
         ``gradient`` (e.g. kept exact while some gradients are stale).
+        ``intercept``: the model's bias when it is not the KKT value of ``gradient``.
         """
-        intercept = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
+        if intercept is None:
+            intercept = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
         primal = self.primal_from_gradient(alpha, gradient, intercept)
         if dual is None:
             dual = self.dual_from_gradient(alpha, gradient)

@@ -103,7 +103,7 @@ class QMatrix:
     def __init__(self, X, y, kernel, cache_size=200.0):
         _prefer_workqueue()
         n = X.shape[0]
-        if kernel.code != PRECOMPUTED and sp.issparse(X) and _dense_enough(X):
+        if kernel.code != PRECOMPUTED and sp.issparse(X) and dense_enough(X):
             X = X.toarray()
         self.X = X
         self.y = _plain(y, np.float64)
@@ -296,7 +296,7 @@ def _plain_rows(rows):
     return _plain(rows, np.float64)
 
 
-def _dense_enough(X):
+def dense_enough(X):
     """Whether dense rows are cheaper than CSR for one column: half the entries
     nonzero (a dense dot streams 8 bytes an entry, CSR 12 a nonzero and gathers),
     and the dense copy fits in 1 GiB."""

@@ -34,9 +34,11 @@ the data on disk. The certificate costs no second pass while training: the dual
 D(a) = sum_i (a_i - D_ii a_i^2 / 2) - w'w / 2 is exact from the vectors in
 memory, and the loss part of the primal is summed while the pass streams the
 rows, each group (BM, SBM) or block (DCL) with the w of that moment. That
-primal is an estimate, since w moves during the pass; only when the estimated
-gap reaches ``gap_tol`` (and for the final model) is the exact certificate
-computed, by one more pass with a fixed w. So a reported ``gap`` that stops
+primal is an estimate, since w moves during the pass (it errs high: each
+loss is taken before the rows are trained in that pass); only when the
+estimated gap, corrected by the error the estimate made last time, reaches
+``gap_tol`` (and for the final model) is the exact certificate computed, by
+one more pass with a fixed w. So a reported ``gap`` that stops
 training is always exact (the record's ``certified`` says which were).
 
 The dual parameters of every row (C_i, D_ii, U_i, both losses, bias none or
@@ -60,6 +62,12 @@ from ._cache import RowCache
 #: Blocks held at once besides the sub-problem or cache: the one being copied
 #: in, and the next one, queued or being read by the reader thread.
 BLOCKS_IN_FLIGHT = 2
+#: The exact certificate is computed once the streamed estimate of the gap,
+#: times the ratio exact / estimate seen at the last exact one, is at most
+#: gap_tol; before any, the ratio is taken as 1 / CHECK_FACTOR. The estimate
+#: errs high (it sums losses of w from earlier in the pass), and an exact pass
+#: costs a read, not a training pass.
+CHECK_FACTOR = 5.0
 
 class DiskProblem:
     """The binary dual problem of a :class:`DiskDataset`: its blocks' DualProblems.
@@ -287,6 +295,7 @@ class _DiskSolver:
         self.wait_share = 0.0
         self.certified = False
         self._estimate = None
+        self.calibration = 1.0 / CHECK_FACTOR  # exact gap / estimated gap, as last seen
         self._loss = self._waited = self._started = 0.0
 
     def _rows_in_budget(self):
@@ -308,15 +317,21 @@ class _DiskSolver:
         return read / max(self.problem.n_samples, 1)
 
     def certificate(self):
-        """(primal, dual, gap, 0.0): the streamed estimate of the last pass while its
-        gap is above ``gap_tol``, else exact (one pass over the disk)."""
+        """(primal, dual, gap, 0.0): the streamed estimate of the last pass while it
+        says the gap is above ``gap_tol`` (see CHECK_FACTOR), else exact (one pass
+        over the disk)."""
         estimate = self._estimate
-        if estimate is not None and (self.gap_tol is None or estimate[2] > self.gap_tol):
+        # an estimate never stops training: at or below gap_tol, the exact one decides
+        if estimate is not None and (self.gap_tol is None or estimate[2] * min(
+                self.calibration, 1.0) > self.gap_tol):
             self.certified = False
             return estimate
         self._estimate = None
         self.certified = True
-        return self.problem.evaluate(self.alpha, self.w)
+        exact = self.problem.evaluate(self.alpha, self.w)
+        if estimate is not None and estimate[2] > 0:  # how far the estimate erred
+            self.calibration = max(exact[2] / estimate[2], 1.0 / CHECK_FACTOR)
+        return exact
 
     def finish(self):
         """Make the final certificate exact (the driver asks again when this is True)."""
@@ -494,8 +509,7 @@ class DualCachedLoops(_DiskSolver):
     alpha, w : warm start.
     """
 
-    def __init__(self, problem, tol, *, memory, epsilon=1e-3, inner_ratio=0.1, random_state,
-                 gap_tol=None, shrinking=True, shuffle=True, alpha=None, w=None):
+    def __init__(self, problem, tol, *, memory, epsilon=1e-3, inner_ratio=0.1, random_state, gap_tol=None, shrinking=True, shuffle=True, alpha=None, w=None):
         super().__init__(problem, tol, memory=memory, random_state=random_state, gap_tol=gap_tol,
                          shrinking=shrinking, shuffle=shuffle, alpha=alpha, w=w,
                          what="dual cached loops", blocks_held=1)
@@ -535,27 +549,30 @@ class DualCachedLoops(_DiskSolver):
         # beyond the last sweep's extreme projected gradients (LIBLINEAR's rule).
         shrink = (self.epsilon, -self.epsilon) if self.shrinking else (np.inf, -np.inf)
         inner_tol = max(self.tol, self.inner_ratio * self.violation)
+        fresh = active > 0
         reader = self._begin_pass(self._screen)
         try:
             while True:
-                if active:
+                # Sweep while the cache has something to gain, else wait for the reader.
+                work = active and (fresh or sweep_violation > inner_tol)
+                if work:
                     active, high, low = dcd_epoch(
                         cache.rows, cache.y, cache.alpha, self.w, cache.q_diag, cache.diag,
                         cache.upper_bound, cache.augmented_value, index, active,
                         *shrink, self.state, self.shuffle)
                     self.sweeps += 1
                     sweep_violation = max(high, 0.0) - min(low, 0.0) if active else 0.0
+                    fresh = False
                     if self.shrinking:  # LIBLINEAR's thresholds, never below epsilon's
                         shrink = (max(self.epsilon, high) if high > 0 else np.inf,
                                   min(-self.epsilon, low) if low < 0 else -np.inf)
-                # Wait for the reader only when the cache has nothing left to gain.
-                idle = not active or sweep_violation <= inner_tol
                 try:
-                    item = self._get(reader, wait=idle)
+                    item = self._get(reader, wait=not work)
                 except StopIteration:
                     break
                 if item is None:
                     continue
+                fresh = True  # new rows came in
                 block, (block_problem, selected, high, low, loss) = item
                 pg_max, pg_min = max(pg_max, high), min(pg_min, low)
                 self._loss += loss
