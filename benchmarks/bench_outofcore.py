@@ -28,6 +28,7 @@ Usage (timing runs under the shared lock, nothing else running)::
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -157,7 +158,16 @@ def main():
     parser.add_argument("--run-method", help=argparse.SUPPRESS)
     parser.add_argument("--run-memory", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--run-loss", help=argparse.SUPPRESS)
+    parser.add_argument("--report", metavar="JSON",
+                        help="rewrite the Markdown table of a results file from its JSON")
     args = parser.parse_args()
+    if args.report:  # the run's own options, from the command it records
+        with open(args.report) as f:
+            saved = json.load(f)
+        options = parser.parse_args(shlex.split(saved["command"])[2:])
+        with open(os.path.splitext(args.report)[0] + ".md", "w") as f:
+            f.write(_markdown(saved["runs"], saved["command"], saved["machine"], options))
+        return None
     if args.run_data:
         args.loss = args.run_loss
         return run_one(args)
@@ -207,13 +217,15 @@ def main():
 
 
 def _markdown(rows, command, info, args):
+    budget = (f"Budget: {args.memory:g} MB, blocks as converted." if args.dataset_dir else
+              f"Budget: {args.fraction:g} of the data's in-memory size, blocks of at most 1/16 "
+              "of the budget, rows shuffled at conversion.")
     lines = ["# Out-of-core training\n", f"Command: `{command}`\n",
              *machine_lines(info, info["load_average_at_end"]), "",
              f"C = {args.C:g}, augmented bias (B = 1). Every method stops at a relative duality "
              f"gap of {args.gap_tol:g}, computed by the same function (out of core: the streamed "
-             "estimate, certified by an exact pass); solver tol 1e-12. Budget: "
-             f"{args.fraction:g} of the data's in-memory size, blocks of at most 1/16 of the "
-             "budget, rows shuffled at conversion. Conversion and the in-memory run's loading "
+             f"estimate, certified by an exact pass); solver tol 1e-12. {budget} "
+             "Conversion and the in-memory run's loading "
              f"are outside the clock. Best of {args.repeats} runs. Threads: in-memory DCD 1; "
              "BM, SBM, DCL a reader thread beside the trainer. `ratio`: wall time over "
              "in-memory DCD's. `passes`: reads of the whole data (exact certificates "
