@@ -213,7 +213,7 @@ class DualProblem(BoxDual):
 
     def dual_sum(self, alpha):
         """sum_i (a_i - 1/2 D_ii a_i^2): the dual without -1/2 w'w (sums over row blocks)."""
-        return float(alpha.sum()) - 0.5 * float(self.diag @ (alpha * alpha))
+        return dual_terms(alpha, self.diag)
 
     def gradient(self, alpha, decision):
         """G = grad f(a) = y * (X w) - 1 + D a, from decision = X w (no bias term)."""
@@ -335,6 +335,10 @@ class KernelDualProblem(BoxDual):
         qa = gradient + 1.0 - self.diag * alpha
         return 0.5 * float(alpha @ qa) + loss_terms(qa + self.y * intercept, self.C, self.loss)
 
+    def intercept(self, alpha, gradient):
+        """The model's bias: the KKT value of the exact bias at G = ``gradient``, else 0."""
+        return self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
+
     def certificate(self, alpha, gradient, dual=None, intercept=None):
         """(primal, dual, relative gap, intercept) of a dual point, in O(n).
 
@@ -343,7 +347,7 @@ class KernelDualProblem(BoxDual):
         ``intercept``: the model's bias when it is not the KKT value of ``gradient``.
         """
         if intercept is None:
-            intercept = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
+            intercept = self.intercept(alpha, gradient)
         primal = self.primal_from_gradient(alpha, gradient, intercept)
         if dual is None:
             dual = self.dual_from_gradient(alpha, gradient)
@@ -368,6 +372,11 @@ def loss_terms(margins, cost, loss):
     if loss == "squared_hinge":
         slack = slack * slack
     return float(cost @ slack)
+
+
+def dual_terms(alpha, diag):
+    """sum_i (a_i - 1/2 D_ii a_i^2): the dual without -1/2 w'w."""
+    return float(alpha.sum()) - 0.5 * float(diag @ (alpha * alpha))
 
 
 def relative_gap(primal, dual):

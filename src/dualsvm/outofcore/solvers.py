@@ -54,7 +54,7 @@ import time
 import numpy as np
 
 from .._random import new_state
-from ..problem import DualProblem, relative_gap
+from ..problem import DualProblem, dual_terms, relative_gap
 from ..solvers._dcd_kernels import dcd_epoch
 from ..solvers.dcd import DualCD
 from ._cache import RowCache
@@ -359,7 +359,7 @@ class _DiskSolver:
     def _end_pass(self):
         self.wait_share = self._waited / max(time.perf_counter() - self._started, 1e-12)
         ww = float(self.w @ self.w)
-        dual = float(self.alpha.sum()) - 0.5 * float(self.row_diag @ (self.alpha * self.alpha)) - 0.5 * ww
+        dual = dual_terms(self.alpha, self.row_diag) - 0.5 * ww
         primal = 0.5 * ww + self._loss
         self._estimate = (primal, dual, relative_gap(primal, dual), 0.0)
 
@@ -406,8 +406,9 @@ class BlockMinimization(_DiskSolver):
         largest_rows, largest_nnz = max(b["n_rows"] for b in blocks), max(b["nnz"] for b in blocks)
         self.keep_rows = self.keep_nnz = 0
         if selective:
-            self.keep_rows = max(0, min(self.buffer.rows_cap // 2, self.buffer.rows_cap - largest_rows))
-            self.keep_nnz = max(0, min(self.buffer.nnz_cap // 2, self.buffer.nnz_cap - largest_nnz))
+            rows_cap, nnz_cap = self.buffer.rows_cap, self.buffer.nnz_cap
+            self.keep_rows = max(0, min(rows_cap // 2, rows_cap - largest_rows))
+            self.keep_nnz = max(0, min(nnz_cap // 2, nnz_cap - largest_nnz))
         self.last_violation = np.inf
 
     def epoch(self):

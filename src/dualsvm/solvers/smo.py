@@ -124,9 +124,9 @@ class SMO:
         """
         if not self.finished:
             return self.problem.certificate(self.alpha, self.G, dual=-float(self._measures[1]))
-        intercept = self.problem.certificate(self.alpha, self.G)[3]
-        return self.problem.certificate(self.alpha, self.problem.gradient(self.alpha),
-                                        intercept=intercept)
+        p = self.problem
+        return p.certificate(self.alpha, p.gradient(self.alpha),
+                             intercept=p.intercept(self.alpha, self.G))
 
     def counters(self):
         q = self.problem.q
