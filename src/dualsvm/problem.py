@@ -49,12 +49,9 @@ def dual_parameters(C, loss):
     C = np.asarray(C, dtype=np.float64)
     if loss == "hinge":
         return np.zeros(len(C)), C.copy()
-    with np.errstate(divide="ignore"):
-        diag = 0.5 / C
-    upper_bound = np.full(len(C), np.inf)
-    upper_bound[C == 0] = 0.0
-    diag[C == 0] = 0.0
-    return diag, upper_bound
+    free = C > 0
+    diag = np.divide(0.5, C, out=np.zeros(len(C)), where=free)
+    return diag, np.where(free, np.inf, 0.0)
 
 
 def _check_modes(loss, bias, allowed_bias):

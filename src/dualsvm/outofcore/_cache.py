@@ -13,6 +13,7 @@ DCD kernel reads like any other.
 import numpy as np
 from numba import njit
 
+from .._random import shuffle_prefix
 from ..problem import BoxDual, decisions, loss_terms
 
 #: Rows of ``RowCache.values``.
@@ -21,6 +22,8 @@ Y, Q_DIAG, DIAG, UPPER, COST, ALPHA = range(6)
 #: six per-row values and an entry of the DCD kernel's index array.
 ROW_BYTES = 8 + 8 + 6 * 8 + 8
 NNZ_BYTES = 12  # float64 value + int32 column index
+#: Share of the capacity left free when RowCache.take_in compacts.
+SLACK = 0.25
 
 
 class RowCache(BoxDual):
@@ -104,19 +107,24 @@ class RowCache(BoxDual):
 
     def store(self, alpha):
         """Write the cached rows' a_i into the global alpha."""
-        alpha[self.row_id[:self.size]] = self.alpha
+        ids = self.row_id[:self.size]
+        live = ids >= 0
+        alpha[ids[live]] = self.alpha[live]
+
+    def live_rows(self):
+        """Positions of the rows not marked dead by :meth:`take_in`."""
+        return np.flatnonzero(self.row_id[:self.size] >= 0)
 
     def retain(self, keep):
         """Keep the rows where ``keep`` (bool, one per cached row) is true."""
         self.size, self.nnz = _compact(np.asarray(keep, dtype=np.bool_), self.size, self.data,
                                        self.indices, self.indptr, self.values, self.row_id)
 
-    def drop_rows_of(self, block):
-        """Remove the cached rows that belong to ``block``."""
-        ids = self.row_id[:self.size]
-        inside = (ids >= block.first_row) & (ids < block.first_row + block.n_rows)
-        if inside.any():
-            self.retain(~inside)
+    def drop_rows_of(self, block, alpha):
+        """Remove the cached rows that belong to ``block``, their a_i stored in ``alpha``."""
+        self.size, self.nnz = _drop_block(block.first_row, block.n_rows, alpha, self.size,
+                                          self.data, self.indices, self.indptr, self.values,
+                                          self.row_id)
 
     def add(self, block, problem, selected, alpha):
         """Append rows ``selected`` (positions in ``block``) while they fit; a_i from alpha.
@@ -132,26 +140,30 @@ class RowCache(BoxDual):
             alpha[block.rows], block.first_row)
         return self.size - before
 
-    def room_for(self, block, selected):
-        """Whether rows ``selected`` of ``block`` fit without evicting anything."""
-        counts = np.diff(block.indptr)[selected]
-        return (self.size + len(selected) <= self.rows_cap
-                and self.nnz + int(counts.sum()) <= self.nnz_cap)
+    def room_for(self, block):
+        """Whether all rows of ``block`` fit without evicting anything."""
+        return (self.size + block.n_rows <= self.rows_cap
+                and self.nnz + block.indices.shape[0] <= self.nnz_cap)
 
-    def evict_for(self, block, selected, rng):
-        """Remove random cached rows until rows ``selected`` of ``block`` fit (as far as
-        the capacity allows)."""
-        need_rows = self.size + len(selected) - self.rows_cap
-        need_nnz = self.nnz + int(np.diff(block.indptr)[selected].sum()) - self.nnz_cap
-        if need_rows <= 0 and need_nnz <= 0:
-            return
-        order = rng.permutation(self.size)
-        freed = np.cumsum(np.diff(self.indptr[:self.size + 1])[order])
-        count = max(need_rows, int(np.searchsorted(freed, need_nnz, side="left")) + 1
-                    if need_nnz > 0 else 0)
-        keep = np.ones(self.size, dtype=np.bool_)
-        keep[order[:count]] = False
-        self.retain(keep)
+    def take_in(self, block, problem, selected, alpha, active_rows, state):
+        """Replace cached rows by rows ``selected`` of ``block``, in a random order
+        (``state``: a kernel random state); returns how many came in.
+
+        The cached a_i go back to ``alpha`` first. Leaving: the rows not in
+        ``active_rows`` (positions in the cache) and the rows of ``block`` (it
+        brings them again) are marked dead (row_id -1: skipped by :meth:`store`,
+        not in :meth:`live_rows`), and the new rows are appended. Only when they
+        do not fit is the cache compacted: the dead rows and then the oldest
+        live ones leave until the new rows fit with SLACK of the capacity to
+        spare, so one compaction (a move of the whole cache) serves several blocks.
+        """
+        before = self.size
+        self.size, self.nnz = _take_in(
+            np.asarray(active_rows, dtype=np.int64), self.size, self.nnz, self.data,
+            self.indices, self.indptr, self.values, self.row_id, alpha, block.first_row,
+            block.data, block.indices, block.indptr, np.array(selected, dtype=np.int64),
+            problem.y, problem.q_diag, problem.diag, problem.upper_bound, problem.C, state)
+        return self.size - before
 
 
 @njit(cache=True, nogil=True)
@@ -176,6 +188,55 @@ def _compact(keep, size, data, indices, indptr, values, row_id):
         j += 1
     indptr[j] = at
     return j, at
+
+
+@njit(cache=True, nogil=True)
+def _drop_block(first_row, n_rows, alpha, size, data, indices, indptr, values, row_id):
+    keep = np.ones(size, dtype=np.bool_)
+    for i in range(size):
+        if first_row <= row_id[i] < first_row + n_rows:
+            alpha[row_id[i]] = values[ALPHA, i]
+            keep[i] = False
+    return _compact(keep, size, data, indices, indptr, values, row_id)
+
+
+@njit(cache=True, nogil=True)
+def _take_in(active_rows, size, nnz, data, indices, indptr, values, row_id, alpha, first_row,
+             b_data, b_indices, b_indptr, selected, y, q_diag, diag, upper_bound, cost, state):
+    n_rows = b_indptr.shape[0] - 1
+    for i in range(size):
+        if row_id[i] >= 0:
+            alpha[row_id[i]] = values[ALPHA, i]
+    keep = np.zeros(size, dtype=np.bool_)
+    kept_rows = kept_nnz = 0
+    for k in range(active_rows.shape[0]):
+        i = active_rows[k]
+        if row_id[i] >= 0 and (row_id[i] < first_row or row_id[i] >= first_row + n_rows):
+            keep[i] = True
+            kept_rows += 1
+            kept_nnz += indptr[i + 1] - indptr[i]
+    for i in range(size):
+        if not keep[i]:
+            row_id[i] = -1
+    new_nnz = 0
+    for i in selected:
+        new_nnz += b_indptr[i + 1] - b_indptr[i]
+    rows_cap, nnz_cap = row_id.shape[0], data.shape[0]
+    if size + selected.shape[0] > rows_cap or nnz + new_nnz > nnz_cap:
+        need_rows = kept_rows + selected.shape[0] - int((1.0 - SLACK) * rows_cap)
+        need_nnz = kept_nnz + new_nnz - int((1.0 - SLACK) * nnz_cap)
+        i = 0
+        while (need_rows > 0 or need_nnz > 0) and i < size:  # rows sit in the order they came
+            if keep[i]:
+                keep[i] = False
+                need_rows -= 1
+                need_nnz -= indptr[i + 1] - indptr[i]
+            i += 1
+        size, nnz = _compact(keep, size, data, indices, indptr, values, row_id)
+    shuffle_prefix(selected, selected.shape[0], state)
+    block_alpha = alpha[first_row:first_row + n_rows]
+    return _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices,
+                   b_indptr, selected, y, q_diag, diag, upper_bound, cost, block_alpha, first_row)
 
 
 @njit(cache=True, nogil=True)

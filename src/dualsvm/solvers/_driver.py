@@ -14,6 +14,8 @@ per-epoch record and the progress display live here once:
   ``certificate() -> (primal, dual, relative gap, intercept)`` (solvers whose w
   is not w(alpha), such as the primal ones, and kernel solvers, which have no w
   and certify from their maintained gradient: ``KernelDualProblem.certificate``);
+* optionally ``model_w``: the w the certificate is about, when it is not the
+  ``w`` the solver trains (the out-of-core solvers certify a mean of w);
 * optionally ``finish() -> changed``, called once after the last epoch (e.g. to
   make shrunk gradients exact before the final certificate);
 * optionally ``counters() -> dict`` of numbers added to every record (kernel
@@ -171,7 +173,7 @@ def run_epochs(solver, problem, stopping):
         if counters is not None:
             history[-1].update(counters())
     trace.close(status, history)
-    return Result(solver.alpha, getattr(solver, "w", None), intercept, n_iter, status, primal, dual, gap, history)
+    return Result(solver.alpha, _model_w(solver), intercept, n_iter, status, primal, dual, gap, history)
 
 
 def _certificate(solver, problem):
@@ -184,7 +186,13 @@ def _model(problem, solver, evaluation):
     """What a callback sees of the current model: its ``coef`` and ``intercept``
     (kernel models: ``alpha`` and ``intercept``)."""
     intercept = 0.0 if evaluation is None else evaluation[3]
-    if not hasattr(solver, "w"):
+    w = _model_w(solver)
+    if w is None:
         return {"alpha": solver.alpha, "intercept": intercept}
-    coef, intercept = problem.coef_intercept(solver.w, intercept)
+    coef, intercept = problem.coef_intercept(w, intercept)
     return {"coef": coef, "intercept": intercept}
+
+
+def _model_w(solver):
+    """The w of the certified model (None for kernel solvers)."""
+    return getattr(solver, "model_w", getattr(solver, "w", None))
