@@ -14,7 +14,8 @@ module uses is public). An import inside a function only defers a heavy module
    :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.svc` (``SVC``), each
    with ``from_fit`` / ``to_fit``;
    :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR import/export
-   of estimators); :mod:`~dualsvm.plotting`.
+   of estimators); :mod:`~dualsvm.plotting`; :mod:`dualsvm.dask.estimator`
+   (``dualsvm.dask.LinearSVC``).
 6. Model files: :mod:`dualsvm.persistence` (``container``: the zip/npy/JSON file;
    ``linear``, ``kernel``: one module per model kind; ``liblinear``: LIBLINEAR's
    text models; ``model_file``: any of them), on fit objects only.
@@ -22,7 +23,7 @@ module uses is public). An import inside a function only defers a heavy module
    one-vs-rest / one-vs-one driver), :mod:`~dualsvm.linear_training`
    (``fit_linear``), :mod:`~dualsvm.kernel_training` (``fit_kernel``);
    :mod:`dualsvm.outofcore` (on-disk datasets and ``outofcore.fit``, its own entry
-   point).
+   point); :mod:`dualsvm.dask.cocoa` (CoCoA+ on a Dask cluster).
 4. Solvers: :mod:`dualsvm.solvers` (compiled epochs and their Python drivers,
    ``run_epochs`` / ``Stopping``).
 3. Problems: :mod:`~dualsvm._random` (the seeded generator of compiled code),

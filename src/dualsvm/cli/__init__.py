@@ -11,9 +11,10 @@
     dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
     dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--keep-order]   (an on-disk dataset)
     dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
+    dualsvm train DIR --scheduler ADDRESS | --workers N [--partitions K] [--local-epochs N]
 
 One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
-:mod:`.train_disk`, :mod:`.predict`,
+:mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`,
 :mod:`.liblinear`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`), imported only by
 the command that runs, to keep start-up short; :mod:`.parser` holds the options,
 :mod:`.report` the one reporter of every training (messages, 'optimization

@@ -214,6 +214,16 @@ def build_parser():
                        help="out of core: save alpha and w to PATH after every pass")
     train.add_argument("--resume", action="store_true",
                        help="out of core: continue from --checkpoint after a kill")
+    train.add_argument("--scheduler", metavar="ADDRESS",
+                       help="train a dataset directory on this Dask cluster by CoCoA+ "
+                            "(e.g. tcp://host:8786; every worker reads its share of the blocks)")
+    train.add_argument("--workers", type=number(int, "workers", 1), metavar="N",
+                       help="train a dataset directory by CoCoA+ on a local Dask cluster of "
+                            "N worker processes")
+    train.add_argument("--partitions", type=number(int, "partitions", 1), metavar="K",
+                       help="CoCoA+: partitions of the rows (default: one per worker)")
+    train.add_argument("--local-epochs", type=number(int, "local-epochs", 1), metavar="N",
+                       help="CoCoA+: DCD epochs on every partition per round (default 5)")
     train.add_argument("file", metavar="FILE",
                        help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
                             "directory written by dualsvm convert")
@@ -293,6 +303,8 @@ def route(args):
     goes to ``train_disk`` for a dataset directory and to ``train_kernel`` when a
     kernel option is given."""
     if args.command == "train":
+        if args.scheduler is not None or args.workers is not None:
+            return "train_dask:run"
         if os.path.isdir(args.file):
             return "train_disk:run"
         if any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS):

@@ -32,8 +32,13 @@ from .._rows import AHEAD, prefetch, prefetch_row, prefetch_row_start, row_axpy,
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def dcd_epoch(rows, y, alpha, w, q_diag, diag, upper_bound, bias,
-              index, active_size, pg_max_old, pg_min_old, state, shuffle):
-    """One pass over index[:active_size]; returns (active_size, pg_max, pg_min)."""
+              index, active_size, pg_max_old, pg_min_old, state, shuffle, step_scale=1.0):
+    """One pass over index[:active_size]; returns (active_size, pg_max, pg_min).
+
+    ``step_scale`` s moves w by s (a_i - a_i_old) y_i x_i: CoCoA+'s local
+    sub-problem (``dualsvm.dask``) has w + s A_k da for its w and s ||x_i||^2 + D_ii
+    in ``q_diag``; 1 is plain DCD.
+    """
     if shuffle:
         shuffle_prefix(index, active_size, state)
     pg_max = -np.inf
@@ -69,7 +74,7 @@ def dcd_epoch(rows, y, alpha, w, q_diag, diag, upper_bound, bias,
         pg_min = min(pg_min, pg)
         if abs(pg) > 1e-12:
             alpha[i] = min(max(a - g / q_diag[i], 0.0), u)
-            row_axpy(rows, i, (alpha[i] - a) * y[i], w, bias)
+            row_axpy(rows, i, step_scale * (alpha[i] - a) * y[i], w, bias)
         s += 1
     return active_size, pg_max, pg_min
 

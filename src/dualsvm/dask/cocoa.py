@@ -1,0 +1,322 @@
+"""CoCoA+ for the linear SVM dual on a Dask cluster.
+
+CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtarik and Takac, ICML 2015; Smith et al.,
+JMLR 2018), the 'adding' variant: the rows are split into K partitions, and each
+worker keeps its partition's rows and their dual variables alpha_[k] in memory
+across rounds. A round sends w (one vector per binary problem) to every worker;
+worker k improves its local sub-problem
+
+    max_da  sum_{i in k} (a_i + da_i) - D_ii (a_i + da_i)^2 / 2
+            - w'A_k da - (sigma' / 2) ||A_k da||^2,        A_k da = sum_{i in k} y_i da_i x_i,
+
+with sigma' = K (safe for adding, gamma = 1) by ``local_epochs`` epochs of our
+compiled DCD epoch (``solvers._dcd_kernels.dcd_epoch``: w + sigma' A_k da as its
+w, ``step_scale`` sigma', curvature sigma' ||x_i||^2 + D_ii) and returns
+dw_k = A_k da; then w += sum_k dw_k, so w = A alpha throughout.
+
+The certificate is exact and costs no extra pass: at the start of a round every
+worker sums, for the w it received, its rows' losses and the separable dual
+terms of its alpha; those give P(w_r) and D(alpha_r) of the round's starting
+point, whose w_r = A alpha_r. So round r certifies the model w_r, and training
+stops at the first certified gap <= ``gap_tol`` and returns that model.
+
+A round is all or nothing: a partition keeps its alpha from before its last
+local step, and the next call tells it whether the driver applied that step
+(else it rolls back). Faults: the driver keeps every partition's alpha from the
+last checkpoint (every ``checkpoint_every`` rounds, where a lost worker cannot
+take it along) and the sum of dw_k since; a partition lost with its worker is
+rebuilt from its data on another worker with the checkpoint's alpha, and w drops
+the partition's dw since then, so w = A alpha still holds; the round is redone.
+Each partition draws its DCD order from (seed, k, round), so the same seed
+gives the same model, faults or not.
+"""
+
+import time
+
+import numpy as np
+
+from .._random import new_state
+from ..problem import DualProblem, relative_gap
+from ..solvers._dcd_kernels import dcd_epoch
+
+#: Seconds between looks at the cluster while a round runs (to see a lost worker).
+POLL_SECONDS = 0.5
+
+
+class Partition:
+    """A worker's rows, their binary problems and dual variables (lives on the worker).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix
+        The partition's rows (float64; CSR with sorted indices).
+    targets : ndarray of shape (n_problems, n_rows)
+        y_i in {-1, +1} of every binary problem.
+    costs : ndarray of shape (n_problems, n_rows)
+        C_i of every binary problem.
+    loss, bias, bias_scale : as in :class:`~dualsvm.problem.DualProblem`.
+    alpha : ndarray of shape (n_problems, n_rows) or None
+        The dual variables to start from (zeros when None).
+    completed : int
+        The last round these alpha belong to.
+    """
+
+    def __init__(self, X, targets, costs, loss, bias, bias_scale, alpha=None, completed=0):
+        self.problems = [DualProblem(X, y, c, loss, bias, bias_scale) for y, c in zip(targets, costs)]
+        self.alpha = np.zeros(np.shape(targets)) if alpha is None else np.array(alpha, dtype=np.float64)
+        self.alpha_before = self.alpha.copy()  # before the last local step
+        self.completed = completed  # the round self.alpha_before belongs to
+        self.stepped = False  # whether self.alpha holds a step the driver may not have applied
+
+    @property
+    def n_rows(self):
+        return self.alpha.shape[1]
+
+
+def build_partition(chunk, labels, classes, cost_by_class, loss, bias, bias_scale, alpha=None,
+                    completed=0, where="a partition"):
+    """A :class:`Partition` from a chunk of rows and its labels (runs on a worker)."""
+    import scipy.sparse as sp
+
+    from ..validation import canonical
+
+    if sp.issparse(chunk):
+        X = canonical(sp.csr_matrix(chunk, dtype=np.float64))
+        values = X.data
+    else:
+        X = np.ascontiguousarray(chunk, dtype=np.float64)
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{where}: expected a 2-D block of rows, got shape {X.shape}")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{where}: X contains NaN or infinity")
+    labels = np.asarray(labels)
+    if labels.shape != (X.shape[0],):
+        raise ValueError(f"{where}: {X.shape[0]} rows but {labels.shape[0]} labels; the labels "
+                         "must be chunked like the rows of X")
+    index = np.searchsorted(classes, labels)
+    targets = np.array([np.where(labels == classes[k], 1.0, -1.0) for k in problem_classes(classes)])
+    costs = np.array([cost_by_class[index] for _ in problem_classes(classes)])
+    return Partition(X, targets, costs, loss, bias, bias_scale, alpha, completed)
+
+
+def problem_classes(classes):
+    """The class each binary problem decides for: classes[1] alone for two classes, else each."""
+    return [1] if len(classes) == 2 else list(range(len(classes)))
+
+
+def local_round(part, w, applied, round_number, sigma, local_epochs, seed, partition_number):
+    """One CoCoA+ round on a partition (runs on its worker).
+
+    ``applied``: the last round whose steps the driver added to ``w``; a step
+    of a later round is rolled back first. Returns a dict with ``dw`` (per
+    problem), ``loss`` and ``dual`` (sums at the round's start, for w and the
+    partition's alpha) and ``violation``; None when the partition is behind
+    (rebuilt by Dask from its data after a lost worker: the driver restores it).
+    """
+    if part.stepped and part.completed + 1 > applied:
+        part.alpha[:] = part.alpha_before  # the driver did not apply that step
+        part.stepped = False
+    elif part.stepped:
+        part.completed += 1
+        part.stepped = False
+    if part.completed != applied:
+        return None
+    part.alpha_before[:] = part.alpha
+    state = new_state(np.random.default_rng([seed, partition_number, round_number]))
+    dw = np.zeros_like(w)
+    loss = np.zeros(len(part.problems))
+    dual = np.zeros(len(part.problems))
+    violation = 0.0
+    for p, problem in enumerate(part.problems):
+        alpha = part.alpha[p]
+        loss[p] = problem.loss_sum(problem.decision(w[p]))
+        dual[p] = problem.dual_sum(alpha)
+        curvature = sigma * (problem.q_diag - problem.diag) + problem.diag
+        index = problem.movable()
+        local_w = w[p].copy()
+        for epoch in range(local_epochs):
+            _, high, low = dcd_epoch(problem.rows, problem.y, alpha, local_w, curvature,
+                                     problem.diag, problem.upper_bound, problem.augmented_value,
+                                     index, len(index), np.inf, -np.inf, state, True, sigma)
+            if epoch == 0:
+                violation = max(violation, max(high, 0.0) - min(low, 0.0) if len(index) else 0.0)
+        dw[p] = (local_w - w[p]) / sigma
+    part.stepped = True
+    return {"dw": dw, "loss": loss, "dual": dual, "violation": violation}
+
+
+def partition_alpha(part, applied):
+    """The partition's alpha as of round ``applied`` (for the driver's checkpoint)."""
+    if part.stepped and part.completed + 1 > applied:
+        return part.alpha_before.copy()
+    return part.alpha.copy()
+
+
+class CoCoA:
+    """The driver's side: one :meth:`epoch` is one round (the ``run_epochs`` interface).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    sources : list of callables
+        ``sources[k](alpha, completed, worker)`` submits the build of partition
+        k (from its data, with that alpha) to ``worker`` and returns its future.
+    n_rows : list of int
+        Rows of every partition.
+    n_problems, n_weights : int
+    bias, bias_scale, n_features : the weights' layout (see :class:`~dualsvm.problem.DualProblem`).
+    local_epochs : int
+    seed : int
+    checkpoint_every : int
+        Rounds between copies of every partition's alpha to the driver.
+    """
+
+    def __init__(self, client, sources, n_rows, n_problems, n_weights, *, n_features, bias,
+                 bias_scale, local_epochs, seed, checkpoint_every):
+        self.client = client
+        self.sources = sources
+        self.n_rows = list(n_rows)
+        self.sigma = float(len(sources))
+        self.local_epochs = int(local_epochs)
+        self.seed = int(seed)
+        self.checkpoint_every = int(checkpoint_every)
+        self.n_features = n_features
+        self.bias = bias
+        self.bias_scale = bias_scale
+        self.w = np.zeros((n_problems, n_weights))
+        self.rounds = 0  # rounds applied to w
+        # the last checkpoint: every partition's alpha and the round it belongs to,
+        # and per partition the sum of its dw applied since
+        self.saved_alpha = [np.zeros((n_problems, n)) for n in self.n_rows]
+        self.saved_round = 0
+        self.dw_since = [np.zeros_like(self.w) for _ in sources]
+        self.model_w = self.w.copy()
+        self.primal = self.dual = self.gap = np.full(n_problems, np.nan)
+        self.violation = np.inf
+        self.active_size = sum(self.n_rows)
+        self.alpha = np.zeros(0)  # the dual variables stay on the workers
+        self.bytes_sent = 0
+        self.rebuilt = 0
+        self.workers = self._workers()
+        self.holders = [self.workers[k % len(self.workers)] for k in range(len(sources))]
+        self.parts = [source(None, 0, holder) for source, holder in zip(sources, self.holders)]
+        for part in self.parts:  # bad data is an error now, named by its partition
+            part.result()
+
+    # ------------------------------------------------------------ run_epochs
+    def epoch(self):
+        """One round: every partition's local step, then w += sum_k dw_k."""
+        results = None
+        while results is None:  # None: a partition was lost and rebuilt; redo the round
+            results = self._round()
+        self.bytes_sent = sum(r["bytes"] for r in results)
+        ww = np.einsum("pj,pj->p", self.w, self.w)
+        self.primal = 0.5 * ww + sum(r["loss"] for r in results)
+        self.dual = sum(r["dual"] for r in results) - 0.5 * ww
+        self.gap = np.array([relative_gap(p, d) for p, d in zip(self.primal, self.dual)])
+        self.model_w = self.w.copy()
+        self.violation = max(r["violation"] for r in results)
+        for k, r in enumerate(results):
+            self.w += r["dw"]
+            self.dw_since[k] += r["dw"]
+        self.rounds += 1
+        if self.rounds - self.saved_round >= self.checkpoint_every:
+            self._checkpoint()
+        return False
+
+    def certificate(self):
+        """(sum of primals, sum of duals, largest relative gap, 0.0) of ``model_w``."""
+        return float(np.sum(self.primal)), float(np.sum(self.dual)), float(np.max(self.gap)), 0.0
+
+    def counters(self):
+        return {"bytes": self.bytes_sent, "rebuilt": self.rebuilt}
+
+    def coef_intercept(self, w, intercept=0.0):
+        """(coef, intercept) arrays of the weight rows ``w`` (callbacks)."""
+        coef = w[:, :self.n_features].copy()
+        if self.bias == "augmented":
+            return coef, self.bias_scale * w[:, self.n_features]
+        return coef, np.zeros(len(w))
+
+    # ------------------------------------------------------------ internals
+    def _workers(self):
+        workers = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+        if not workers:
+            raise RuntimeError("the Dask cluster has no workers")
+        return workers
+
+    def _round(self):
+        """The results of every partition for this round, or None when a partition
+        was lost (it is rebuilt; the round is redone)."""
+        futures = [self.client.submit(local_round, part, self.w, self.rounds, self.rounds + 1,
+                                      self.sigma, self.local_epochs, self.seed, k, pure=False,
+                                      workers=[self.holders[k]], allow_other_workers=False)
+                   for k, part in enumerate(self.parts)]
+        w_bytes = self.w.nbytes * len(futures)
+        try:
+            # polled, not distributed.wait: its timeout did not fire once a worker was killed
+            pause, looked = 0.001, time.monotonic()
+            while not all(f.done() for f in futures):
+                time.sleep(pause)
+                pause = min(2 * pause, 0.02)
+                if time.monotonic() - looked < POLL_SECONDS:
+                    continue
+                looked = time.monotonic()
+                alive = set(self._workers())
+                lost = [k for k, f in enumerate(futures)
+                        if not f.done() and self.holders[k] not in alive]
+                if lost:
+                    for f in futures:
+                        f.cancel()
+                    self._rebuild(lost)
+                    return None
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+        results = []
+        lost = []
+        for k, f in enumerate(futures):
+            if f.status == "error":
+                f.result()  # raises the worker's exception
+            if f.status != "finished":
+                lost.append(k)
+                continue
+            r = f.result()
+            if r is None:
+                lost.append(k)
+                continue
+            r["bytes"] = r["dw"].nbytes + 16 * len(r["loss"]) + w_bytes / len(futures)
+            results.append(r)
+        if lost:
+            self._rebuild(lost)
+            return None
+        return results
+
+    def _rebuild(self, lost):
+        """Rebuild lost partitions from their data with the checkpoint's alpha; w
+        drops what they added since."""
+        self.workers = self._workers()
+        for k in lost:
+            self.w -= self.dw_since[k]
+            self.dw_since[k][:] = 0.0
+            self.holders[k] = self.workers[k % len(self.workers)]
+            # continues from the current round: w holds none of its steps since the checkpoint
+            self.parts[k] = self.sources[k](self.saved_alpha[k], self.rounds, self.holders[k])
+            self.rebuilt += 1
+
+    def _checkpoint(self):
+        futures = [self.client.submit(partition_alpha, part, self.rounds, pure=False,
+                                      workers=[self.holders[k]], allow_other_workers=False)
+                   for k, part in enumerate(self.parts)]
+        try:
+            alphas = self.client.gather(futures)
+        except Exception:  # a worker lost now: the round's check will see it
+            return
+        self.saved_alpha = alphas
+        self.saved_round = self.rounds
+        for dw in self.dw_since:
+            dw[:] = 0.0
+        self.bytes_sent += sum(a.nbytes for a in alphas)
+

@@ -1,0 +1,296 @@
+"""``dualsvm.dask.LinearSVC``: the linear SVM trained by CoCoA+ on a Dask cluster."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..fits import LinearFit
+from ..solvers import Stopping, run_epochs
+from ..validation import check_classes, class_weights, random_generator
+from .cocoa import CoCoA, build_partition, problem_classes
+
+
+class LinearSVC(ClassifierMixin, BaseEstimator):
+    """Linear SVM (LIBLINEAR's ``-s 1`` / ``-s 3`` problems) trained by CoCoA+ on Dask.
+
+    The rows stay on the workers, split into partitions; every round sends w
+    out and adds the partitions' updates (see :mod:`dualsvm.dask.cocoa`). Each
+    round certifies the model it started from (primal, dual, relative gap),
+    and training stops at ``gap_tol``. Multi-class: one-vs-rest, all binary
+    problems advancing in the same rounds.
+
+    Runs on the current ``distributed.Client``, or on a LocalCluster it starts
+    and closes when there is none.
+
+    Parameters
+    ----------
+    C, loss, fit_intercept, intercept_scaling, class_weight :
+        As in :class:`dualsvm.LinearSVC` (the intercept is the augmented feature).
+    gap_tol : float
+        Stop when the largest relative duality gap is at most this.
+    max_rounds : int
+    local_epochs : int
+        DCD epochs on every partition per round.
+    n_partitions : int or None
+        Partitions K. None: the row chunks of a dask array, or one per worker
+        for a block directory; an int rechunks an array into K row chunks.
+    checkpoint_every : int
+        Rounds between copies of the dual variables to the client (what a lost
+        worker's partition restarts from).
+    time_limit : float or None
+        Seconds; training stops after the round running then.
+    callback : callable or None
+        Called with each round's record and the model; True stops training.
+    verbose : int
+        1: a progress bar over rounds; 2, 3: trace lines.
+    random_state : int, RandomState or None
+        Seeds every partition's DCD order: the same seed gives the same model.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_ :
+        The model.
+    primal_, dual_, gap_ : ndarray of shape (n_problems,)
+        The certificate of the model, per binary problem.
+    n_rounds_ : int
+    n_partitions_ : int
+    status_ : str
+        'gap', 'max_iter', 'time_limit', 'callback' or 'interrupted'.
+    history_ : list of dict
+        One record per round: seconds, primal, dual, gap (sums and largest gap
+        over the binary problems), bytes (sent between client and workers),
+        rebuilt (partitions rebuilt after a lost worker, so far).
+    """
+
+    def __init__(self, C=1.0, *, loss="squared_hinge", fit_intercept=True, intercept_scaling=1.0,
+                 class_weight=None, gap_tol=1e-3, max_rounds=100, local_epochs=1,
+                 n_partitions=None, checkpoint_every=5, time_limit=None, callback=None,
+                 verbose=0, random_state=None):
+        self.C = C
+        self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.gap_tol = gap_tol
+        self.max_rounds = max_rounds
+        self.local_epochs = local_epochs
+        self.n_partitions = n_partitions
+        self.checkpoint_every = checkpoint_every
+        self.time_limit = time_limit
+        self.callback = callback
+        self.verbose = verbose
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fit on a dask array X (chunked by rows; dense or scipy.sparse chunks) and
+        labels y (dask or NumPy, one per row), or on a block directory written by
+        ``dualsvm convert`` (y None), whose blocks every worker reads its share of."""
+        self._check_params()
+        with _cluster() as client:
+            data = _DirectoryData(X, self.n_partitions, client) if isinstance(X, str) or hasattr(
+                X, "__fspath__") else _ArrayData(X, y, self.n_partitions)
+            classes, counts = data.classes()
+            cost_by_class = self.C * class_weights(self.class_weight, classes, counts)
+            bias = "augmented" if self.fit_intercept else "none"
+            n_features = data.n_features
+            options = (classes, cost_by_class, self.loss, bias, float(self.intercept_scaling))
+            sources = [data.source(client, k, options) for k in range(data.n_partitions)]
+            n_problems = len(problem_classes(classes))
+            seed = int(random_generator(self.random_state).integers(2**31))
+            solver = CoCoA(client, sources, data.n_rows, n_problems, n_features + (bias == "augmented"),
+                           n_features=n_features, bias=bias, bias_scale=float(self.intercept_scaling),
+                           local_epochs=self.local_epochs, seed=seed,
+                           checkpoint_every=self.checkpoint_every)
+            result = run_epochs(solver, solver, Stopping(
+                max_iter=self.max_rounds, gap_tol=self.gap_tol, time_limit=self.time_limit,
+                callback=self.callback, verbose=self.verbose, label="rounds "))
+        coef, intercept = solver.coef_intercept(solver.model_w)
+        self.classes_ = classes
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.primal_, self.dual_, self.gap_ = solver.primal, solver.dual, solver.gap
+        self.n_rounds_ = self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        self.n_features_in_ = n_features
+        self.n_partitions_ = data.n_partitions
+        return self
+
+    def _check_params(self):
+        if self.loss not in ("hinge", "squared_hinge"):
+            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
+        for name in ("C", "intercept_scaling"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        for name in ("max_rounds", "local_epochs", "checkpoint_every"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, np.integer)) and value >= 1):
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if self.n_partitions is not None and not (
+                isinstance(self.n_partitions, (int, np.integer)) and self.n_partitions >= 1):
+            raise ValueError(f"n_partitions must be None or an integer >= 1, got {self.n_partitions!r}")
+
+    def decision_function(self, X):
+        """x'coef + intercept for every row; lazily (a dask array) for a dask array."""
+        coef, intercept = self.coef_, self.intercept_
+        if _is_dask(X):
+            out = X.map_blocks(_decisions, coef, intercept, dtype=np.float64,
+                               chunks=(X.chunks[0],) + ((len(coef),) if len(coef) > 1 else ()),
+                               drop_axis=None if len(coef) > 1 else 1)
+            return out
+        return _decisions(X, coef, intercept)
+
+    def predict(self, X):
+        """Class labels; lazily for a dask array."""
+        scores = self.decision_function(X)
+        if len(self.classes_) == 2:
+            picked = (scores > 0).astype(np.intp)
+        else:
+            picked = scores.argmax(axis=1)
+        if _is_dask(picked):
+            return picked.map_blocks(lambda b: self.classes_[b], dtype=self.classes_.dtype)
+        return self.classes_[picked]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy (computed now)."""
+        predicted = self.predict(X)
+        if _is_dask(predicted):
+            predicted = predicted.compute()
+        y = y.compute() if _is_dask(y) else np.asarray(y)
+        return float(np.average(predicted == y, weights=sample_weight))
+
+    def to_fit(self):
+        """The :class:`~dualsvm.fits.LinearFit` of this model (what model files hold)."""
+        params = dict(C=self.C, loss=self.loss, fit_intercept=self.fit_intercept,
+                      intercept_scaling=self.intercept_scaling, class_weight=self.class_weight,
+                      gap_tol=self.gap_tol, random_state=self.random_state)
+        return LinearFit(params=params, classes_=self.classes_.copy(), coef_=self.coef_.copy(),
+                         intercept_=np.array(self.intercept_, dtype=np.float64),
+                         n_iter_=self.n_rounds_, primal_=self.primal_.copy(),
+                         dual_=self.dual_.copy(), gap_=self.gap_.copy(),
+                         status_=[self.status_] * len(self.gap_), history_=[self.history_])
+
+    def to_local(self):
+        """The model as a :class:`dualsvm.LinearSVC` (with its certificate)."""
+        from ..linear_svc import LinearSVC as Local
+
+        return Local.from_fit(self.to_fit())
+
+
+def _decisions(X, coef, intercept):
+    scores = np.asarray(X @ coef.T) + intercept
+    return scores[:, 0] if scores.shape[1] == 1 else scores
+
+
+def _is_dask(value):
+    return type(value).__module__.startswith("dask.")
+
+
+class _cluster:
+    """The current distributed Client, or a LocalCluster for this block."""
+
+    def __enter__(self):
+        from distributed import Client, get_client
+
+        try:
+            self.own = None
+            return get_client()
+        except ValueError:
+            self.own = Client(processes=True, threads_per_worker=1, dashboard_address=None)
+            return self.own
+
+    def __exit__(self, *exc):
+        if self.own is not None:
+            cluster = self.own.cluster
+            self.own.close()
+            cluster.close()
+
+
+class _ArrayData:
+    """A dask array (or a NumPy / SciPy matrix, one chunk) and its labels, by row chunks."""
+
+    def __init__(self, X, y, n_partitions):
+        import dask.array as da
+        import scipy.sparse as sp
+
+        if y is None:
+            raise ValueError("y is required when X is an array (X may be a block directory)")
+        if not _is_dask(X):
+            if not (sp.issparse(X) or isinstance(X, np.ndarray)):
+                X = np.asarray(X)
+            X = da.from_array(X, chunks=(max(X.shape[0], 1), X.shape[1]), asarray=False)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
+        if X.numblocks[1] != 1:
+            raise ValueError(f"X is chunked along its columns too ({X.numblocks[1]} column "
+                             "chunks); chunk it by rows only, e.g. X.rechunk({1: -1})")
+        if n_partitions is not None and n_partitions != X.numblocks[0]:
+            step = -(-X.shape[0] // n_partitions)
+            X = X.rechunk({0: step})
+        self.y = np.asarray(y.compute() if _is_dask(y) else y).ravel()
+        if self.y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {self.y.shape[0]} labels")
+        self.parts = X.to_delayed().ravel()
+        self.n_rows = list(X.chunks[0])
+        self.starts = np.concatenate([[0], np.cumsum(self.n_rows)])
+        self.n_partitions = len(self.n_rows)
+        self.n_features = X.shape[1]
+
+    def classes(self):
+        classes = check_classes(self.y)
+        return classes, np.bincount(np.searchsorted(classes, self.y), minlength=len(classes))
+
+    def source(self, client, k, options):
+        labels = self.y[self.starts[k]:self.starts[k + 1]]
+
+        def submit(alpha, completed, worker):
+            # unrestricted: the chunk's key outlives a worker lost with it, and a
+            # restriction to that worker would keep its recomputation waiting forever
+            chunk = client.compute(self.parts[k])
+            return client.submit(build_partition, chunk, labels, *options, alpha, completed,
+                                 f"partition {k}", pure=False, workers=[worker],
+                                 allow_other_workers=False)
+        return submit
+
+
+class _DirectoryData:
+    """A block directory (``dualsvm convert``): partition k reads blocks k, k + K, ..."""
+
+    def __init__(self, path, n_partitions, client):
+        from ..outofcore import DiskDataset
+
+        self.dataset = DiskDataset(path)
+        n_workers = len(client.scheduler_info()["workers"])
+        self.n_partitions = min(n_partitions or max(n_workers, 1), max(self.dataset.n_blocks, 1))
+        self.blocks = [list(range(k, self.dataset.n_blocks, self.n_partitions))
+                       for k in range(self.n_partitions)]
+        self.n_rows = [sum(self.dataset.blocks[b]["n_rows"] for b in ids) for ids in self.blocks]
+        self.n_features = self.dataset.n_features
+
+    def classes(self):
+        labels = np.asarray(self.dataset.labels)
+        if len(labels) < 2:
+            raise ValueError(f"{self.dataset.path}: every row has the label {labels[0]:g}; "
+                             "training needs two classes or more")
+        return labels, np.asarray(self.dataset.label_counts)
+
+    def source(self, client, k, options):
+        path, ids = str(self.dataset.path), self.blocks[k]
+
+        def submit(alpha, completed, worker):
+            return client.submit(_build_from_blocks, path, ids, *options, alpha, completed,
+                                 f"partition {k} of {path}", pure=False, workers=[worker],
+                                 allow_other_workers=False)
+        return submit
+
+
+def _build_from_blocks(path, ids, *args):
+    import scipy.sparse as sp
+
+    from ..outofcore import DiskDataset
+
+    dataset = DiskDataset(path)
+    blocks = list(dataset.iter_blocks(ids))
+    X = sp.vstack([b.csr() for b in blocks], format="csr")
+    labels = np.concatenate([b.labels for b in blocks])
+    return build_partition(X, labels, *args)

@@ -1,0 +1,156 @@
+"""CoCoA+ on a Dask LocalCluster: the objective of in-memory training, every input kind,
+a lost worker, bad input."""
+
+import os
+import signal
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from dualsvm import LinearSVC  # noqa: E402
+from dualsvm.dask import LinearSVC as DaskSVC  # noqa: E402
+from dualsvm.outofcore import convert  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def in_memory_primal(X, y, loss, C=1.0):
+    return LinearSVC(C=C, loss=loss, tol=1e-8, gap_tol=1e-8, max_iter=10000,
+                     random_state=0).fit(X, y).primal_
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_reaches_the_in_memory_objective(client, load, loss):
+    X, y = load("a9a.bz2")
+    Xd = da.from_array(X, chunks=(16300, X.shape[1]), asarray=False)  # 2 partitions
+    model = DaskSVC(loss=loss, gap_tol=5e-3, max_rounds=300, local_epochs=5,
+                    random_state=0).fit(Xd, y)
+    assert model.status_ == "gap" and model.gap_[0] <= 5e-3
+    reference = in_memory_primal(X, y, loss)[0]
+    assert model.dual_[0] <= reference <= model.primal_[0] <= reference * (1 + 5e-3)
+    # the certificate holds for the returned coefficients, recomputed here
+    w = np.append(model.coef_[0], model.intercept_[0])
+    margins = np.where(y == model.classes_[1], 1.0, -1.0) * (X @ model.coef_[0] + model.intercept_[0])
+    slack = np.maximum(0.0, 1.0 - margins)
+    primal = 0.5 * w @ w + np.sum(slack**2 if loss == "squared_hinge" else slack)
+    assert np.isclose(primal, model.primal_[0], rtol=1e-9)
+    assert [r["epoch"] for r in model.history_] == list(range(1, model.n_rounds_ + 1))
+    assert model.score(Xd, y) == pytest.approx(model.to_local().score(X, y))
+
+
+def test_one_partition_is_single_process_dcd(client, load):
+    X, y = load("breast-cancer_scale")
+    model = DaskSVC(gap_tol=1e-7, max_rounds=3000, local_epochs=5, random_state=0).fit(
+        da.from_array(X, chunks=X.shape, asarray=False), y)
+    local = LinearSVC(tol=1e-9, gap_tol=1e-7, max_iter=100000, random_state=0).fit(X, y)
+    assert model.status_ == "gap"
+    np.testing.assert_allclose(model.primal_, local.primal_, rtol=2e-7)
+    np.testing.assert_allclose(model.coef_, local.coef_, rtol=1e-3, atol=1e-3)
+
+
+def test_dense_sparse_and_disk_inputs_give_the_same_model(client, load, data_dir, tmp_path):
+    X, y = load("heart_scale")
+    # blocks in file order; the arrays chunked like them: the same rows in every partition
+    blocks = convert(str(data_dir / "heart_scale"), tmp_path / "heart", block_mb=0.004,
+                     shuffle=False)
+    chunks = (tuple(b["n_rows"] for b in blocks.blocks), (X.shape[1],))
+    common = dict(gap_tol=None, max_rounds=15, random_state=3)
+    dense = DaskSVC(**common).fit(da.from_array(np.ascontiguousarray(X.toarray()), chunks=chunks), y)
+    sparse = DaskSVC(**common).fit(da.from_array(X, chunks=chunks, asarray=False), y)
+    disk = DaskSVC(n_partitions=blocks.n_blocks, **common).fit(str(blocks.path))
+    assert blocks.n_blocks >= 3 and dense.n_rounds_ == 15
+    for other in (sparse, disk):
+        np.testing.assert_array_equal(other.coef_, dense.coef_)
+        np.testing.assert_array_equal(other.intercept_, dense.intercept_)
+        np.testing.assert_array_equal(other.gap_, dense.gap_)
+    np.testing.assert_array_equal(disk.predict(X), disk.to_local().predict(X))
+
+
+def test_multiclass_problems_advance_together(client, load):
+    X, y = load("a9a.bz2")
+    X, y = X[:12000], y[:12000]
+    y = np.where(X[:, 5].toarray().ravel() > 0, 2, y)  # a third class
+    Xd = da.from_array(X, chunks=(6000, X.shape[1]), asarray=False)
+    model = DaskSVC(gap_tol=2e-2, max_rounds=300, local_epochs=5, random_state=0).fit(Xd, y)
+    local = LinearSVC(tol=1e-8, gap_tol=1e-8, max_iter=10000, random_state=0).fit(X, y)
+    assert model.coef_.shape == local.coef_.shape == (3, X.shape[1])
+    assert model.status_ == "gap" and np.all(model.gap_ <= 2e-2)
+    assert np.all(model.primal_ >= local.primal_) and np.all(model.primal_ <= local.primal_ * 1.02)
+    predicted = model.predict(Xd)
+    assert isinstance(predicted, da.Array)
+    np.testing.assert_array_equal(predicted.compute(), model.to_local().predict(X))
+
+
+def test_a_killed_worker_loses_no_model(client, load):
+    X, y = load("a9a.bz2")
+    Xd = da.from_array(X, chunks=(16300, X.shape[1]), asarray=False)
+    common = dict(gap_tol=5e-3, max_rounds=300, local_epochs=5, checkpoint_every=3,
+                  random_state=0)
+    reference = DaskSVC(**common).fit(Xd, y)
+    killed = []
+
+    def kill_one(record, model=None):
+        if record["epoch"] == 4 and not killed:
+            address, pid = sorted(client.run(os.getpid).items())[0]
+            os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker
+            killed.append(address)
+        return False
+
+    model = DaskSVC(callback=kill_one, **common).fit(Xd, y)
+    assert killed and model.history_[-1]["rebuilt"] >= 1
+    assert model.status_ == "gap" and model.gap_[0] <= 5e-3
+    assert abs(model.primal_[0] - reference.primal_[0]) <= 5e-3 * reference.primal_[0]
+
+
+def test_bad_input_is_refused_with_a_clear_message(client, load):
+    X, y = load("heart_scale")
+    dense = X.toarray()
+    with pytest.raises(ValueError, match="chunked along its columns"):
+        DaskSVC().fit(da.from_array(dense, chunks=(90, 5)), y)
+    with pytest.raises(ValueError, match="X has 270 rows but y has 269 labels"):
+        DaskSVC().fit(da.from_array(dense, chunks=(90, 13)), y[:-1])
+    with pytest.raises(ValueError, match="only one class"):
+        DaskSVC().fit(da.from_array(dense, chunks=(90, 13)), np.ones(len(y)))
+    bad = dense.copy()
+    bad[100, 2] = np.nan
+    with pytest.raises(ValueError, match="partition 1: X contains NaN"):
+        DaskSVC().fit(da.from_array(bad, chunks=(90, 13)), y)
+    with pytest.raises(ValueError, match="loss must be"):
+        DaskSVC(loss="log").fit(da.from_array(dense, chunks=(90, 13)), y)
+
+
+def test_command_line_trains_a_directory_on_a_local_cluster(data_dir, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "dualsvm", *args], cwd=tmp_path,
+                              capture_output=True, text=True)
+
+    convert(str(data_dir / "breast-cancer_scale"), tmp_path / "bc", block_mb=0.004)
+    done = run("train", "bc", "--workers", "2", "--partitions", "2", "-B", "1",
+               "--gap-tol", "1e-2", "--json", "--trace", "t.jsonl")
+    assert done.returncode == 0, done.stderr
+    assert "round 1:" in done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["status"] == "gap" and summary["gap"] <= 1e-2 and summary["partitions"] == 2
+    from dualsvm import load_model
+
+    assert load_model(tmp_path / "bc.model").coef_.shape == (1, 10)
+    for flag in (["--memory", "10"], ["--method", "bm"], ["-v", "3"], ["-t", "2"]):
+        done = run("train", "bc", "--workers", "2", *flag)
+        assert done.returncode == 2 and flag[0] in done.stderr, done.stderr
+    done = run("train", str(data_dir / "heart_scale"), "--workers", "2")
+    assert done.returncode == 2 and "dataset directory" in done.stderr
