@@ -77,6 +77,44 @@ def test_dense_sparse_and_disk_inputs_give_the_same_model(client, load, data_dir
     np.testing.assert_array_equal(disk.predict(X), disk.to_local().predict(X))
 
 
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_partitions_on_disk_reach_the_in_memory_objective(client, load, data_dir, tmp_path, loss):
+    """Issue #12: each worker keeps its partition on disk with a budget of a quarter
+    of it, streaming random groups of its blocks every local epoch."""
+    X, y = load("a9a.bz2")
+    blocks = convert(str(data_dir / "a9a.bz2"), tmp_path / "a9a", block_mb=0.1)
+    partition_mb = blocks.nbytes / 2 / 2**20
+    common = dict(loss=loss, gap_tol=5e-3, max_rounds=300, local_epochs=5, n_partitions=2,
+                  random_state=0)
+    model = DaskSVC(memory=partition_mb / 4, **common).fit(str(blocks.path))
+    assert blocks.n_blocks >= 40 and model.status_ == "gap" and model.gap_[0] <= 5e-3
+    reference = in_memory_primal(X, y, loss)[0]
+    assert model.dual_[0] <= reference <= model.primal_[0] <= reference * (1 + 5e-3)
+    # the certificate holds for the returned model, recomputed here on the file's rows
+    margins = np.where(y == model.classes_[1], 1.0, -1.0) * (X @ model.coef_[0] + model.intercept_[0])
+    slack = np.maximum(0.0, 1.0 - margins)
+    w = np.append(model.coef_[0], model.intercept_[0])
+    primal = 0.5 * w @ w + np.sum(slack**2 if loss == "squared_hinge" else slack)
+    assert np.isclose(primal, model.primal_[0], rtol=1e-9)
+    # same seed, same model; a budget below a block is refused up front
+    again = DaskSVC(memory=partition_mb / 4, **common).fit(str(blocks.path))
+    np.testing.assert_array_equal(again.coef_, model.coef_)
+    with pytest.raises(ValueError, match="below its largest block"):
+        DaskSVC(memory=0.01, **common).fit(str(blocks.path))
+    with pytest.raises(ValueError, match="memory applies to a block directory"):
+        DaskSVC(memory=1.0).fit(da.from_array(X, chunks=(16300, X.shape[1]), asarray=False), y)
+
+
+def test_local_time_bounds_the_local_epochs(client, load):
+    X, y = load("a9a.bz2")
+    Xd = da.from_array(X, chunks=(16300, X.shape[1]), asarray=False)
+    many = DaskSVC(gap_tol=None, max_rounds=2, local_epochs=10**6, local_time=0.2,
+                   random_state=0).fit(Xd, y)
+    assert many.n_rounds_ == 2 and many.history_[-1]["seconds"] < 30
+    with pytest.raises(ValueError, match="local_time must be"):
+        DaskSVC(local_time=0).fit(Xd, y)
+
+
 def test_multiclass_problems_advance_together(client, load):
     X, y = load("a9a.bz2")
     X, y = X[:12000], y[:12000]
@@ -149,7 +187,11 @@ def test_command_line_trains_a_directory_on_a_local_cluster(data_dir, tmp_path):
     from dualsvm import load_model
 
     assert load_model(tmp_path / "bc.model").coef_.shape == (1, 10)
-    for flag in (["--memory", "10"], ["--method", "bm"], ["-v", "3"], ["-t", "2"]):
+    done = run("train", "bc", "bc-disk.model", "--workers", "2", "--partitions", "2",
+               "--memory", "0.01", "--local-time", "1", "--gap-tol", "1e-2", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1])["gap"] <= 1e-2
+    for flag in (["--method", "bm"], ["-v", "3"], ["-t", "2"]):
         done = run("train", "bc", "--workers", "2", *flag)
         assert done.returncode == 2 and flag[0] in done.stderr, done.stderr
     done = run("train", str(data_dir / "heart_scale"), "--workers", "2")

@@ -206,7 +206,8 @@ def build_parser():
                        help="write the per-epoch history as JSON lines")
     train.add_argument("--memory", type=number(float, "memory", 0.0, True), metavar="MB",
                        help="a dataset directory (dualsvm convert) is trained out of core "
-                            "with rows in memory bounded by MB (default 1024)")
+                            "with rows in memory bounded by MB (default 1024); with "
+                            "--workers or --scheduler: MB per partition, its blocks on disk")
     train.add_argument("--method", choices=("dcl", "bm", "sbm"),
                        help="out-of-core method: dual cached loops (default), block "
                             "minimization, selective block minimization")
@@ -224,6 +225,9 @@ def build_parser():
                        help="CoCoA+: partitions of the rows (default: one per worker)")
     train.add_argument("--local-epochs", type=number(int, "local-epochs", 1), metavar="N",
                        help="CoCoA+: DCD epochs on every partition per round (default 5)")
+    train.add_argument("--local-time", type=number(float, "local-time", 0.0, True),
+                       metavar="SECONDS",
+                       help="CoCoA+: seconds of local epochs per round on each partition")
     train.add_argument("file", metavar="FILE",
                        help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
                             "directory written by dualsvm convert")

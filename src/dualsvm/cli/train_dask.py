@@ -13,7 +13,7 @@ from .report import Reporter
 
 #: Flags CoCoA+ has no use for (destination, flag).
 NOT_FOR_COCOA = (("folds", "-v"), ("exact_bias", "--exact-bias"), ("no_shrinking", "-h"),
-                 ("cyclic", "--cyclic")) + DIRECTORY_FLAGS
+                 ("cyclic", "--cyclic")) + tuple(f for f in DIRECTORY_FLAGS if f[0] != "memory")
 
 
 def run(args):
@@ -46,7 +46,8 @@ def run(args):
         class_weight=class_weight(args, dataset.labels, report),
         gap_tol=1e-3 if args.gap_tol is None else args.gap_tol,
         max_rounds=1000 if args.max_iter is None else args.max_iter,
-        local_epochs=args.local_epochs or 5, n_partitions=args.partitions,
+        local_epochs=args.local_epochs or 5, local_time=args.local_time,
+        n_partitions=args.partitions, memory=args.memory,
         time_limit=args.time_limit, callback=progress, random_state=args.seed)
     if given(args, "scheduler"):
         client = Client(args.scheduler)

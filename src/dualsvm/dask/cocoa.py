@@ -12,7 +12,10 @@ worker k improves its local sub-problem
 with sigma' = K (safe for adding, gamma = 1) by ``local_epochs`` epochs of our
 compiled DCD epoch (``solvers._dcd_kernels.dcd_epoch``: w + sigma' A_k da as its
 w, ``step_scale`` sigma', curvature sigma' ||x_i||^2 + D_ii) and returns
-dw_k = A_k da; then w += sum_k dw_k, so w = A alpha throughout.
+dw_k = A_k da; then w += sum_k dw_k, so w = A alpha throughout. A partition
+larger than its worker's memory stays on disk (:class:`DiskPartition`): each
+local epoch then streams its blocks, grouped at random into pieces that fit
+its budget, and only alpha_[k] stays in memory.
 
 The certificate is exact and costs no extra pass: at the start of a round every
 worker sums, for the w it received, its rows' losses and the separable dual
@@ -36,6 +39,7 @@ import time
 import numpy as np
 
 from .._random import new_state
+from ..outofcore.format import block_nbytes
 from ..problem import DualProblem, relative_gap
 from ..solvers._dcd_kernels import dcd_epoch
 
@@ -43,27 +47,12 @@ from ..solvers._dcd_kernels import dcd_epoch
 POLL_SECONDS = 0.5
 
 
-class Partition:
-    """A worker's rows, their binary problems and dual variables (lives on the worker).
+class _PartitionState:
+    """A partition's dual variables and whether its last local step was applied."""
 
-    Parameters
-    ----------
-    X : ndarray or scipy.sparse.csr_matrix
-        The partition's rows (float64; CSR with sorted indices).
-    targets : ndarray of shape (n_problems, n_rows)
-        y_i in {-1, +1} of every binary problem.
-    costs : ndarray of shape (n_problems, n_rows)
-        C_i of every binary problem.
-    loss, bias, bias_scale : as in :class:`~dualsvm.problem.DualProblem`.
-    alpha : ndarray of shape (n_problems, n_rows) or None
-        The dual variables to start from (zeros when None).
-    completed : int
-        The last round these alpha belong to.
-    """
-
-    def __init__(self, X, targets, costs, loss, bias, bias_scale, alpha=None, completed=0):
-        self.problems = [DualProblem(X, y, c, loss, bias, bias_scale) for y, c in zip(targets, costs)]
-        self.alpha = np.zeros(np.shape(targets)) if alpha is None else np.array(alpha, dtype=np.float64)
+    def __init__(self, n_problems, n_rows, alpha, completed):
+        self.alpha = (np.zeros((n_problems, n_rows)) if alpha is None
+                      else np.array(alpha, dtype=np.float64))
         self.alpha_before = self.alpha.copy()  # before the last local step
         self.completed = completed  # the round self.alpha_before belongs to
         self.stepped = False  # whether self.alpha holds a step the driver may not have applied
@@ -73,9 +62,106 @@ class Partition:
         return self.alpha.shape[1]
 
 
-def build_partition(chunk, labels, classes, cost_by_class, loss, bias, bias_scale, alpha=None,
-                    completed=0, where="a partition"):
-    """A :class:`Partition` from a chunk of rows and its labels (runs on a worker)."""
+class Partition(_PartitionState):
+    """A worker's rows, their binary problems and dual variables, in its memory.
+
+    Parameters
+    ----------
+    problems : list of DualProblem
+        One per binary problem, all on the partition's rows.
+    alpha : ndarray of shape (n_problems, n_rows) or None
+        The dual variables to start from (zeros when None).
+    completed : int
+        The last round these alpha belong to.
+    """
+
+    def __init__(self, problems, alpha=None, completed=0):
+        super().__init__(len(problems), problems[0].n_samples, alpha, completed)
+        self.problems = problems
+
+    def pieces(self, generator):
+        """(rows, problems) covering the partition once: here all rows at once."""
+        yield slice(None), self.problems
+
+
+class DiskPartition(_PartitionState):
+    """A partition kept out of core: blocks of a block directory, with a memory budget.
+
+    Each local epoch reads the blocks in a new random order and groups them into
+    pieces that fill ``memory`` bytes (block minimization with the grouping
+    redrawn every pass, as :class:`dualsvm.outofcore.solvers.BlockMinimization`
+    does: a fixed grouping stalls). Only the dual variables stay in memory.
+
+    Parameters
+    ----------
+    path : str
+        The block directory.
+    block_ids : list of int
+        The partition's blocks.
+    options : tuple
+        (classes, cost_by_class, loss, bias, bias_scale), as for :func:`build_partition`.
+    memory : float
+        Bytes held at once for a piece: its rows and their per-problem vectors.
+    alpha, completed : as in :class:`Partition`.
+    where : str
+        Names the partition in errors.
+    """
+
+    def __init__(self, path, block_ids, options, memory, alpha=None, completed=0,
+                 where="a partition"):
+        from ..outofcore import DiskDataset
+
+        self.dataset = DiskDataset(path)
+        self.block_ids = list(block_ids)
+        entries = [self.dataset.blocks[b] for b in self.block_ids]
+        n_problems = len(problem_classes(options[0]))
+        # a block's rows and, per binary problem, its DualProblem's five n-vectors
+        self.block_bytes = [block_nbytes(e["n_rows"], e["nnz"]) + 40 * n_problems * e["n_rows"]
+                            for e in entries]
+        if self.block_bytes and memory < max(self.block_bytes):
+            raise ValueError(f"{where}: a memory budget of {memory / 2**20:.1f} MB is below its "
+                             f"largest block ({max(self.block_bytes) / 2**20:.1f} MB); convert "
+                             "the data with smaller blocks")
+        self.starts = np.concatenate([[0], np.cumsum([e["n_rows"] for e in entries])]).astype(np.int64)
+        self.options = options
+        self.memory = memory
+        self.where = where
+        super().__init__(n_problems, int(self.starts[-1]), alpha, completed)
+
+    def pieces(self, generator):
+        group, size = [], 0
+        for j in generator.permutation(len(self.block_ids)):
+            if group and size + self.block_bytes[j] > self.memory:
+                yield self._piece(group)
+                group, size = [], 0
+            group.append(j)
+            size += self.block_bytes[j]
+        if group:
+            yield self._piece(group)
+
+    def _piece(self, group):
+        """(rows, problems) of the blocks ``group``, stacked as they are read."""
+        import scipy.sparse as sp
+
+        entries = [self.dataset.blocks[self.block_ids[j]] for j in group]
+        n_rows, nnz = sum(e["n_rows"] for e in entries), sum(e["nnz"] for e in entries)
+        labels, indptr = np.empty(n_rows), np.zeros(n_rows + 1, dtype=np.int64)
+        indices, data = np.empty(nnz, dtype=np.int32), np.empty(nnz)
+        row = value = 0
+        for block in self.dataset.iter_blocks([self.block_ids[j] for j in group]):
+            m, k = block.n_rows, len(block.data)
+            labels[row:row + m] = block.labels
+            indptr[row + 1:row + m + 1] = block.indptr[1:] + value
+            indices[value:value + k], data[value:value + k] = block.indices, block.data
+            row, value = row + m, value + k
+        X = sp.csr_matrix((data, indices, indptr), shape=(n_rows, self.dataset.n_features))
+        rows = np.concatenate([np.arange(self.starts[j], self.starts[j + 1]) for j in group])
+        return rows, partition_problems(X, labels, *self.options, where=self.where)
+
+
+def partition_problems(chunk, labels, classes, cost_by_class, loss, bias, bias_scale,
+                       where="a partition"):
+    """The DualProblem of every binary problem on a chunk of rows, the data checked."""
     import scipy.sparse as sp
 
     from ..validation import canonical
@@ -94,10 +180,17 @@ def build_partition(chunk, labels, classes, cost_by_class, loss, bias, bias_scal
     if labels.shape != (X.shape[0],):
         raise ValueError(f"{where}: {X.shape[0]} rows but {labels.shape[0]} labels; the labels "
                          "must be chunked like the rows of X")
-    index = np.searchsorted(classes, labels)
-    targets = np.array([np.where(labels == classes[k], 1.0, -1.0) for k in problem_classes(classes)])
-    costs = np.array([cost_by_class[index] for _ in problem_classes(classes)])
-    return Partition(X, targets, costs, loss, bias, bias_scale, alpha, completed)
+    cost = cost_by_class[np.searchsorted(classes, labels)]
+    return [DualProblem(X, np.where(labels == classes[k], 1.0, -1.0), cost, loss, bias, bias_scale)
+            for k in problem_classes(classes)]
+
+
+def build_partition(chunk, labels, classes, cost_by_class, loss, bias, bias_scale, alpha=None,
+                    completed=0, where="a partition"):
+    """A :class:`Partition` from a chunk of rows and its labels (runs on a worker)."""
+    problems = partition_problems(chunk, labels, classes, cost_by_class, loss, bias, bias_scale,
+                                  where)
+    return Partition(problems, alpha, completed)
 
 
 def problem_classes(classes):
@@ -105,14 +198,17 @@ def problem_classes(classes):
     return [1] if len(classes) == 2 else list(range(len(classes)))
 
 
-def local_round(part, w, applied, round_number, sigma, local_epochs, seed, partition_number):
+def local_round(part, w, applied, round_number, sigma, local_epochs, local_time, seed,
+                partition_number):
     """One CoCoA+ round on a partition (runs on its worker).
 
     ``applied``: the last round whose steps the driver added to ``w``; a step
-    of a later round is rolled back first. Returns a dict with ``dw`` (per
-    problem), ``loss`` and ``dual`` (sums at the round's start, for w and the
-    partition's alpha) and ``violation``; None when the partition is behind
-    (rebuilt by Dask from its data after a lost worker: the driver restores it).
+    of a later round is rolled back first. Local epochs stop after
+    ``local_epochs``, or once ``local_time`` seconds have passed (after the
+    first: it sums the certificate). Returns a dict with ``dw`` (per problem),
+    ``loss`` and ``dual`` (sums at the round's start, for w and the partition's
+    alpha) and ``violation``; None when the partition is behind (rebuilt by
+    Dask from its data after a lost worker: the driver restores it).
     """
     if part.stepped and part.completed + 1 > applied:
         part.alpha[:] = part.alpha_before  # the driver did not apply that step
@@ -123,27 +219,33 @@ def local_round(part, w, applied, round_number, sigma, local_epochs, seed, parti
     if part.completed != applied:
         return None
     part.alpha_before[:] = part.alpha
-    state = new_state(np.random.default_rng([seed, partition_number, round_number]))
-    dw = np.zeros_like(w)
-    loss = np.zeros(len(part.problems))
-    dual = np.zeros(len(part.problems))
+    started = time.perf_counter()
+    generator = np.random.default_rng([seed, partition_number, round_number])
+    state = new_state(generator)
+    local_w = w.copy()
+    loss = np.zeros(len(w))
+    dual = np.zeros(len(w))
     violation = 0.0
-    for p, problem in enumerate(part.problems):
-        alpha = part.alpha[p]
-        loss[p] = problem.loss_sum(problem.decision(w[p]))
-        dual[p] = problem.dual_sum(alpha)
-        curvature = sigma * (problem.q_diag - problem.diag) + problem.diag
-        index = problem.movable()
-        local_w = w[p].copy()
-        for epoch in range(local_epochs):
-            _, high, low = dcd_epoch(problem.rows, problem.y, alpha, local_w, curvature,
-                                     problem.diag, problem.upper_bound, problem.augmented_value,
-                                     index, len(index), np.inf, -np.inf, state, True, sigma)
-            if epoch == 0:
-                violation = max(violation, max(high, 0.0) - min(low, 0.0) if len(index) else 0.0)
-        dw[p] = (local_w - w[p]) / sigma
+    for epoch in range(local_epochs):
+        for rows, problems in part.pieces(generator):
+            for p, problem in enumerate(problems):
+                alpha = part.alpha[p, rows]  # a view for all rows, else a copy
+                if epoch == 0:
+                    loss[p] += problem.loss_sum(problem.decision(w[p]))
+                    dual[p] += problem.dual_sum(alpha)
+                curvature = sigma * (problem.q_diag - problem.diag) + problem.diag
+                index = problem.movable()
+                _, high, low = dcd_epoch(problem.rows, problem.y, alpha, local_w[p], curvature,
+                                         problem.diag, problem.upper_bound,
+                                         problem.augmented_value, index, len(index), np.inf,
+                                         -np.inf, state, True, sigma)
+                part.alpha[p, rows] = alpha
+                if epoch == 0 and len(index):
+                    violation = max(violation, max(high, 0.0) - min(low, 0.0))
+        if local_time is not None and time.perf_counter() - started >= local_time:
+            break
     part.stepped = True
-    return {"dw": dw, "loss": loss, "dual": dual, "violation": violation}
+    return {"dw": (local_w - w) / sigma, "loss": loss, "dual": dual, "violation": violation}
 
 
 def partition_alpha(part, applied):
@@ -167,18 +269,21 @@ class CoCoA:
     n_problems, n_weights : int
     bias, bias_scale, n_features : the weights' layout (see :class:`~dualsvm.problem.DualProblem`).
     local_epochs : int
+    local_time : float or None
+        Seconds of local epochs per round (after the first), or None.
     seed : int
     checkpoint_every : int
         Rounds between copies of every partition's alpha to the driver.
     """
 
     def __init__(self, client, sources, n_rows, n_problems, n_weights, *, n_features, bias,
-                 bias_scale, local_epochs, seed, checkpoint_every):
+                 bias_scale, local_epochs, local_time=None, seed, checkpoint_every):
         self.client = client
         self.sources = sources
         self.n_rows = list(n_rows)
         self.sigma = float(len(sources))
         self.local_epochs = int(local_epochs)
+        self.local_time = local_time
         self.seed = int(seed)
         self.checkpoint_every = int(checkpoint_every)
         self.n_features = n_features
@@ -250,8 +355,8 @@ class CoCoA:
         """The results of every partition for this round, or None when a partition
         was lost (it is rebuilt; the round is redone)."""
         futures = [self.client.submit(local_round, part, self.w, self.rounds, self.rounds + 1,
-                                      self.sigma, self.local_epochs, self.seed, k, pure=False,
-                                      workers=[self.holders[k]], allow_other_workers=False)
+                                      self.sigma, self.local_epochs, self.local_time, self.seed, k,
+                                      pure=False, workers=[self.holders[k]], allow_other_workers=False)
                    for k, part in enumerate(self.parts)]
         w_bytes = self.w.nbytes * len(futures)
         try:

@@ -6,7 +6,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..fits import LinearFit
 from ..solvers import Stopping, run_epochs
 from ..validation import check_classes, class_weights, random_generator
-from .cocoa import CoCoA, build_partition, problem_classes
+from .cocoa import CoCoA, DiskPartition, build_partition, problem_classes
 
 
 class LinearSVC(ClassifierMixin, BaseEstimator):
@@ -29,10 +29,18 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         Stop when the largest relative duality gap is at most this.
     max_rounds : int
     local_epochs : int
-        DCD epochs on every partition per round.
+        DCD epochs on every partition per round (at most, with ``local_time``).
+    local_time : float or None
+        Seconds of local epochs per round on each partition, after the first.
     n_partitions : int or None
         Partitions K. None: the row chunks of a dask array, or one per worker
         for a block directory; an int rechunks an array into K row chunks.
+    memory : float or None
+        For a block directory: MB of rows a partition holds in its worker's
+        memory; its blocks stay on disk and each local epoch streams them in
+        random groups that fit (block minimization, see
+        :class:`~dualsvm.dask.cocoa.DiskPartition`), so the cluster can train on
+        more data than all its memory. None: every partition in memory.
     checkpoint_every : int
         Rounds between copies of the dual variables to the client (what a lost
         worker's partition restarts from).
@@ -63,8 +71,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, C=1.0, *, loss="squared_hinge", fit_intercept=True, intercept_scaling=1.0,
                  class_weight=None, gap_tol=1e-3, max_rounds=100, local_epochs=1,
-                 n_partitions=None, checkpoint_every=5, time_limit=None, callback=None,
-                 verbose=0, random_state=None):
+                 local_time=None, n_partitions=None, memory=None, checkpoint_every=5,
+                 time_limit=None, callback=None, verbose=0, random_state=None):
         self.C = C
         self.loss = loss
         self.fit_intercept = fit_intercept
@@ -73,7 +81,9 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.gap_tol = gap_tol
         self.max_rounds = max_rounds
         self.local_epochs = local_epochs
+        self.local_time = local_time
         self.n_partitions = n_partitions
+        self.memory = memory
         self.checkpoint_every = checkpoint_every
         self.time_limit = time_limit
         self.callback = callback
@@ -86,8 +96,13 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         ``dualsvm convert`` (y None), whose blocks every worker reads its share of."""
         self._check_params()
         with _cluster() as client:
-            data = _DirectoryData(X, self.n_partitions, client) if isinstance(X, str) or hasattr(
-                X, "__fspath__") else _ArrayData(X, y, self.n_partitions)
+            if isinstance(X, str) or hasattr(X, "__fspath__"):
+                data = _DirectoryData(X, self.n_partitions, self.memory, client)
+            elif self.memory is not None:
+                raise ValueError("memory applies to a block directory (dualsvm convert); "
+                                 "the chunks of a dask array are held in memory")
+            else:
+                data = _ArrayData(X, y, self.n_partitions)
             classes, counts = data.classes()
             cost_by_class = self.C * class_weights(self.class_weight, classes, counts)
             bias = "augmented" if self.fit_intercept else "none"
@@ -98,7 +113,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             seed = int(random_generator(self.random_state).integers(2**31))
             solver = CoCoA(client, sources, data.n_rows, n_problems, n_features + (bias == "augmented"),
                            n_features=n_features, bias=bias, bias_scale=float(self.intercept_scaling),
-                           local_epochs=self.local_epochs, seed=seed,
+                           local_epochs=self.local_epochs, local_time=self.local_time, seed=seed,
                            checkpoint_every=self.checkpoint_every)
             result = run_epochs(solver, solver, Stopping(
                 max_iter=self.max_rounds, gap_tol=self.gap_tol, time_limit=self.time_limit,
@@ -126,6 +141,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             value = getattr(self, name)
             if not (isinstance(value, (int, np.integer)) and value >= 1):
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("local_time", "memory"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, (int, float)) and value > 0):
+                raise ValueError(f"{name} must be None or a positive number, got {value!r}")
         if self.n_partitions is not None and not (
                 isinstance(self.n_partitions, (int, np.integer)) and self.n_partitions >= 1):
             raise ValueError(f"n_partitions must be None or an integer >= 1, got {self.n_partitions!r}")
@@ -254,9 +273,10 @@ class _ArrayData:
 
 
 class _DirectoryData:
-    """A block directory (``dualsvm convert``): partition k reads blocks k, k + K, ..."""
+    """A block directory (``dualsvm convert``): partition k reads blocks k, k + K, ...
+    into its worker's memory, or keeps them on disk with ``memory`` MB."""
 
-    def __init__(self, path, n_partitions, client):
+    def __init__(self, path, n_partitions, memory, client):
         from ..outofcore import DiskDataset
 
         self.dataset = DiskDataset(path)
@@ -266,6 +286,7 @@ class _DirectoryData:
                        for k in range(self.n_partitions)]
         self.n_rows = [sum(self.dataset.blocks[b]["n_rows"] for b in ids) for ids in self.blocks]
         self.n_features = self.dataset.n_features
+        self.memory = memory
 
     def classes(self):
         labels = np.asarray(self.dataset.labels)
@@ -277,9 +298,15 @@ class _DirectoryData:
     def source(self, client, k, options):
         path, ids = str(self.dataset.path), self.blocks[k]
 
+        where = f"partition {k} of {path}"
+
         def submit(alpha, completed, worker):
-            return client.submit(_build_from_blocks, path, ids, *options, alpha, completed,
-                                 f"partition {k} of {path}", pure=False, workers=[worker],
+            if self.memory is None:
+                return client.submit(_build_from_blocks, path, ids, *options, alpha, completed,
+                                     where, pure=False, workers=[worker],
+                                     allow_other_workers=False)
+            return client.submit(DiskPartition, path, ids, options, self.memory * 2**20, alpha,
+                                 completed, where, pure=False, workers=[worker],
                                  allow_other_workers=False)
         return submit
 
