@@ -184,6 +184,8 @@ def _line_problem(raw):
         index, value = parts
         if not (index.isascii() and index.isdigit()):
             return f"feature index {short_repr(index)} is not an integer"
+        if len(index.lstrip("0")) > len(str(MAX_INDEX)):  # int() refuses 4300 digits
+            return f"feature index {short_repr(index)} is above {MAX_INDEX} (2**31 - 1)"
         index = int(index)
         if index < 1:
             return f"feature index {index} (indices start at 1)"
