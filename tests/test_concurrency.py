@@ -55,6 +55,7 @@ sys.exit(main(["train", "-q", "--method", "bm", "--memory", "0.05", "--seed", "3
 """
 
 
+@pytest.mark.slow  # in CI's slow step: this file's battery stays near a minute
 def test_two_processes_train_on_one_block_directory(tmp_path, data_dir):
     from dualsvm.models import load_model
 
@@ -79,6 +80,7 @@ convert(sys.argv[1], sys.argv[2], block_mb=0.01)
 """
 
 
+@pytest.mark.slow  # in CI's slow step: this file's battery stays near a minute
 def test_reading_a_directory_while_it_is_converted_into(tmp_path, data_dir):
     source = data_dir / "a9a.t.bz2"
     reference = tmp_path / "reference"

@@ -88,6 +88,7 @@ def _no_traceback(stderr):
 
 # ----------------------------------------------------------------- kill -9
 
+@pytest.mark.slow  # in CI's slow step: this file's battery stays near a minute
 def test_kill_during_convert_leaves_nothing_or_the_whole_dataset(synthetic, tmp_path):
     source, reference = synthetic
     seconds, _ = _timed(["convert", "-q", "--block-mb", "0.05", source, tmp_path / "timed"])
@@ -382,14 +383,14 @@ for k in range(repeats):
     assert _run(["train", "-q", "-e", "1e-4", source, t / "f"])[0] == 0
     argv["predict"][3] = str(t / "f.model.in")
     os.rename(t / "f", t / "f.model.in")
-    done = subprocess.run([sys.executable, "-c", script, json.dumps(argv), str(faults(3)), "5"],
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(argv), str(faults(2)), "5"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     _no_traceback(done.stderr)
     from dualsvm.models import load_model
 
     results = [line.rsplit(" ", 2) for line in done.stdout.splitlines()]
-    assert len(results) == len(commands) * faults(3)
+    assert len(results) == len(commands) * faults(2)
     expected_lines = len((t / "p.reference").read_text().splitlines())
     for name, k, status in results:
         assert status in ("0", "130", "late"), (name, status)

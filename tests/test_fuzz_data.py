@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -201,6 +202,7 @@ def test_corrupted_text_is_refused_or_read_as_scikit_learn_does(case):
         count(SECTION, f"reader: {kind}", _outcome(path))
 
 
+@pytest.mark.slow  # in CI's slow step: this file's battery stays near a minute
 def test_corrupted_files_through_the_command_line_end_in_one_error_line(tmp_path, data_dir):
     """Damaged copies of a shipped file, each through ``dualsvm train`` and ``predict`` in
     one Python process: an exit status of 0 or 1, one line on stderr, never a traceback;
