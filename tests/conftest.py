@@ -68,3 +68,22 @@ def benchmark_file():
 def load_benchmark(benchmark_file):
     """load_benchmark(name, n_features=None) -> (X, y), cached; see benchmark_file."""
     return lambda name, n_features=None: _loaded(benchmark_file(name), n_features)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The robustness battery's tally (tests/robustness.py), when it ran."""
+    import json
+    import sys
+
+    robustness = sys.modules.get("robustness")
+    if robustness is None or not robustness.TALLY:
+        return
+    rows = sorted(robustness.TALLY.items())
+    terminalreporter.section(f"robustness battery (profile {robustness.PROFILE})")
+    for (section, target, outcome), n in rows:
+        terminalreporter.write_line(f"{section:12s} {target:40s} {outcome:28s} {n:7d}")
+    report = os.environ.get("DUALSVM_ROBUSTNESS_REPORT")
+    if report:
+        with open(report, "w", encoding="utf-8") as f:
+            json.dump({"profile": robustness.PROFILE,
+                       "tally": [[*key, n] for key, n in rows]}, f, indent=1)

@@ -9,7 +9,9 @@ Grammar, one sample per line (LIBLINEAR's)::
 
     label [qid:N] index:value index:value ...  [# comment]
 
-with 1-based, strictly increasing integer indices. Numbers are parsed exactly:
+with 1-based, strictly increasing integer indices of at most 2**31 - 1 and at most
+one ``qid:N`` (N a non-negative integer), right after the label (scikit-learn's reader accepts nothing else and
+stores indices as C ints). Numbers are parsed exactly:
 a decimal with at most 19 significant digits and a power of ten in [-22, 22]
 is m * 10^e or m / 10^e with m < 2^53 and 10^e exact in binary64, a single
 correctly rounded operation, so the result equals ``float(text)``; every other
@@ -19,6 +21,8 @@ Python's ``float``.
 
 import numpy as np
 from numba import njit
+
+from .constants import MAX_INDEX
 
 #: Parser outcomes (first element of ``_parse``'s result).
 OK, BAD_LINE = 0, 1
@@ -150,6 +154,7 @@ def _parse(buf, labels, indptr, indices, values, row_start, deferred_rows):
         deferred = not exact
         labels[row] = label if exact else np.nan
         previous = 0
+        first = True
         while True:
             while i < content_end and _is_space(buf[i]):
                 i += 1
@@ -164,16 +169,25 @@ def _parse(buf, labels, indptr, indices, values, row_start, deferred_rows):
             if colon < 0:
                 return BAD_LINE, row, nnz, n_deferred, line
             if (colon - start == 3 and buf[start] == 113 and buf[start + 1] == 105
-                    and buf[start + 2] == 100):  # qid:
+                    and buf[start + 2] == 100):  # qid:, allowed as the first token only
+                if not first or i == colon + 1:
+                    return BAD_LINE, row, nnz, n_deferred, line
+                for k in range(colon + 1, i):  # qid:N, N an integer
+                    if not 48 <= buf[k] <= 57:
+                        return BAD_LINE, row, nnz, n_deferred, line
+                first = False
                 continue
+            first = False
             index = 0
             if colon == start:
                 return BAD_LINE, row, nnz, n_deferred, line
             for k in range(start, colon):
                 c = buf[k]
-                if not 48 <= c <= 57 or index > 1_000_000_000_000:
+                if not 48 <= c <= 57:
                     return BAD_LINE, row, nnz, n_deferred, line
                 index = index * 10 + (c - 48)
+                if index > MAX_INDEX:
+                    return BAD_LINE, row, nnz, n_deferred, line
             if index <= previous:
                 return BAD_LINE, row, nnz, n_deferred, line
             previous = index
@@ -226,5 +240,5 @@ def _parse_row_in_python(buf, start, row, labels, indptr, values):
     end = buf.find(b"\n", start)
     tokens = buf[start:None if end < 0 else end].split(b"#", 1)[0].split()
     labels[row] = float(tokens[0])  # ValueError: not a number
-    pairs = [t for t in tokens[1:] if not t.startswith(b"qid:")]
+    pairs = tokens[2:] if tokens[1:2] and tokens[1].startswith(b"qid:") else tokens[1:]
     values[indptr[row]:indptr[row + 1]] = [float(t.split(b":", 1)[1]) for t in pairs]

@@ -29,6 +29,10 @@ FINISHED = STATUSES[:2]
 #: Statuses that stop training before convergence without anyone asking to.
 EARLY_STOPS = STATUSES[3:]
 
+#: The largest feature index of a data file (1-based): scikit-learn's reader keeps
+#: indices in a C int, and the on-disk blocks in int32.
+MAX_INDEX = 2**31 - 1
+
 #: The command line's defaults where LIBLINEAR's and LIBSVM's tools differ from the
 #: estimators': LIBLINEAR's ``-e``, LIBSVM's ``-e`` and ``-m`` (MB).
 LIBLINEAR_TOL = 0.1

@@ -15,6 +15,7 @@ import zlib
 
 import numpy as np
 
+from .constants import MAX_INDEX
 from .exceptions import DataError, one_line
 
 __all__ = ["read_svmlight", "open_data", "diagnose", "with_width", "format_label", "short_repr"]
@@ -30,7 +31,8 @@ def read_svmlight(path, n_features=None, *, precomputed=False):
     n_features : int or None, default=None
         Width of the returned matrix. Columns beyond it are dropped (LIBLINEAR
         ignores feature indices above the model's ``nr_feature``); a narrower
-        file is padded with empty columns. None: the largest index in the file.
+        file is padded with empty columns. None: the largest index in the file
+        (1 when no line has a feature, as scikit-learn's reader).
     precomputed : bool, default=False
         LIBSVM's precomputed-kernel format: every line starts with ``0:i``, the
         1-based sample number, which is checked and dropped (column 1 is K(x, x_1)).
@@ -78,7 +80,8 @@ def read_svmlight(path, n_features=None, *, precomputed=False):
     if not isinstance(parsed, tuple):
         raise DataError(f"{path}: {diagnose(text, parsed)}")
     y, indptr, indices, values, width = parsed
-    X = sp.csr_matrix((values, indices, indptr), shape=(len(y), width))
+    # at least one column, as scikit-learn's reader: a model of no feature cannot be saved
+    X = sp.csr_matrix((values, indices, indptr), shape=(len(y), max(width, 1)))
     if X.shape[0] == 0:
         raise DataError(f"{path}: no data (only blank or comment lines)")
     if not np.isfinite(y).all():
@@ -156,29 +159,38 @@ def _line_problem(raw):
     if b"\0" in raw:
         return "binary data, not svmlight/LIBSVM text"
     try:
-        line = raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError:
         return "not UTF-8 text (a binary file?)"
-    tokens = line.split("#", 1)[0].split()
+    # bytes.split() splits at ASCII white space only, as the parser does (str.split()
+    # would also split at Unicode separators such as U+001C and U+00A0)
+    tokens = [t.decode("utf-8") for t in raw.split(b"#", 1)[0].split()]
     if not tokens:
         return None
     label = tokens[0]
     if not _is_number(label):
         return f"label {short_repr(label)} is not a number"
     previous = 0
-    for token in tokens[1:]:
+    for position, token in enumerate(tokens[1:]):
         if token.startswith("qid:"):
+            if position:
+                return f"qid {short_repr(token)} must come right after the label"
+            if not (token[4:].isascii() and token[4:].isdigit()):
+                return f"qid {short_repr(token)} is not qid:N with N an integer"
             continue
         parts = token.split(":")
         if len(parts) != 2:
             return f"expected index:value, got {short_repr(token)}"
         index, value = parts
-        try:
-            index = int(index)
-        except ValueError:
+        if not (index.isascii() and index.isdigit()):
             return f"feature index {short_repr(index)} is not an integer"
+        if len(index.lstrip("0")) > len(str(MAX_INDEX)):  # int() refuses 4300 digits
+            return f"feature index {short_repr(index)} is above {MAX_INDEX} (2**31 - 1)"
+        index = int(index)
         if index < 1:
             return f"feature index {index} (indices start at 1)"
+        if index > MAX_INDEX:
+            return f"feature index {index} is above {MAX_INDEX} (2**31 - 1)"
         if index <= previous:
             return f"feature indices must increase (index {index} after {previous})"
         previous = index

@@ -64,8 +64,8 @@ def main(argv=None):
 
 
 def _message(error):
-    if isinstance(error, MemoryError):
-        return "out of memory"
+    if isinstance(error, MemoryError):  # NumPy's says how much it asked for
+        return f"out of memory ({one_line(error)})" if str(error) else "out of memory"
     if isinstance(error, OSError) and error.strerror:
         where = f"{error.filename}: " if error.filename else ""
         return f"{where}{error.strerror}"

@@ -165,8 +165,6 @@ def _chunks(inputs, chunk_bytes):
                 if not (np.isfinite(labels).all() and np.isfinite(data).all()):
                     raise DataError(f"{path}: lines {first_line}-{first_line + len(lines) - 1}: "
                                     "contains NaN or infinity")
-                if width > np.iinfo(np.int32).max:
-                    raise DataError(f"{path}: line {first_line}-: feature index above 2**31")
                 yield number, labels, indptr, indices.astype(np.int32), data
                 number += 1
                 first_line += len(lines)

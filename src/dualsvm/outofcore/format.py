@@ -14,7 +14,11 @@ A dataset is a directory holding two files::
 * ``blocks``: one object per block, in row order, with ``offset`` and ``size``
   (bytes in ``blocks.bin``), ``crc32`` (of the compressed bytes), ``first_row``,
   ``n_rows`` and ``nnz``;
-* ``source``: how the data were made (input files, transform), for the record.
+* ``source``: how the data were made (input files, transform), for the record;
+* ``checksum``: the CRC-32 of the manifest's other keys as canonical JSON (sorted
+  keys, no white space), so that no edit or damage of the manifest goes unseen
+  (a manifest without it, from an older dualsvm, is read unchecked). No other key
+  is allowed.
 
 A block decompresses to four little-endian arrays, back to back::
 
@@ -25,8 +29,8 @@ A block decompresses to four little-endian arrays, back to back::
 
 Reading a block checks, in this order, that the file holds its bytes, the
 CRC-32 of the compressed bytes, that it decompresses to exactly the size its
-shape implies, and that the row pointers and column indices are consistent;
-any failure is a :class:`~dualsvm.exceptions.DataError` naming the block and the file.
+shape implies, that the row pointers and column indices are consistent and that
+its labels are among the manifest's; any failure is a :class:`~dualsvm.exceptions.DataError` naming the block and the file.
 
 Compression: zstd level 1 by default. On degree-2 ijcnn1 rows (38 MB) zlib-1
 decompressed at 332 MB/s and zlib-6 at 443 MB/s, zstd-1 at 785 MB/s with the
@@ -42,6 +46,7 @@ leaves a directory that looks like a dataset.
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -56,6 +61,15 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 DATA_FILE = "blocks.bin"
 COMPRESSIONS = ("zstd", "zlib")
+_MANIFEST_KEYS = {"format", "format_version", "compression", "n_samples", "n_features", "nnz",
+                  "labels", "label_counts", "data_file", "data_size", "blocks", "source",
+                  "checksum"}
+
+
+def manifest_checksum(manifest):
+    """CRC-32 of a manifest's keys other than ``checksum``, as canonical JSON."""
+    body = {key: value for key, value in manifest.items() if key != "checksum"}
+    return zlib.crc32(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 
 def _compressor(name, level=None):
@@ -221,6 +235,8 @@ class DiskDataset:
                 raise DataError(f"{where}: corrupted (decompressed to {len(payload)} bytes, "
                                 f"expected {expected})")
             block = decode_block(payload, k, entry["first_row"], n_rows, nnz, self.n_features, where)
+            if not np.isin(block.labels, self.labels).all():
+                raise DataError(f"{where}: corrupted (a label not in the manifest's labels)")
             self.rows_read += n_rows
             return block
 
@@ -290,6 +306,8 @@ def read_manifest(path):
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(f"{where}: corrupted manifest ({' '.join(str(e).split())})") from None
     bad = _manifest_problem(m)
+    if not bad and "checksum" in m and m["checksum"] != manifest_checksum(m):
+        bad = "checksum mismatch: damaged or edited"
     if bad:
         raise DataError(f"{where}: invalid manifest ({bad})")
     return m
@@ -299,6 +317,9 @@ def _manifest_problem(m):
     """What is wrong with a parsed manifest, or None."""
     if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
         return f"format is not {FORMAT_NAME!r}"
+    unknown = sorted(set(m) - _MANIFEST_KEYS)
+    if unknown:
+        return f"unknown key {unknown[0]!r}"
     if m.get("format_version") != FORMAT_VERSION:
         return f"format_version {m.get('format_version')!r} is not {FORMAT_VERSION}"
     if m.get("compression") not in COMPRESSIONS:
@@ -310,8 +331,11 @@ def _manifest_problem(m):
     if not isinstance(m.get("data_file"), str) or os.path.basename(m["data_file"]) != m["data_file"]:
         return "data_file must be a file name"
     labels, counts = m.get("labels"), m.get("label_counts")
-    if (not isinstance(labels, list) or not isinstance(counts, list)
-            or len(labels) != len(counts) or sum(counts) != m["n_samples"]):
+    if not (isinstance(labels, list) and all(_is_number(v) for v in labels)
+            and labels == sorted(set(labels))):
+        return "labels must be sorted, distinct, finite numbers"
+    if not (isinstance(counts, list) and all(isinstance(c, int) and c >= 0 for c in counts)
+            and len(labels) == len(counts) and sum(counts) == m["n_samples"]):
         return "labels and label_counts disagree with n_samples"
     blocks = m.get("blocks")
     if not isinstance(blocks, list):
@@ -328,7 +352,13 @@ def _manifest_problem(m):
         nnz += b["nnz"]
     if row != m["n_samples"] or nnz != m["nnz"] or offset != m["data_size"]:
         return "blocks do not add up to n_samples, nnz and data_size"
+    if "checksum" in m and not isinstance(m["checksum"], int):
+        return "checksum must be an integer"
     return None
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class DatasetWriter:
@@ -385,13 +415,14 @@ class DatasetWriter:
             "format": FORMAT_NAME, "format_version": FORMAT_VERSION,
             "compression": self.compression,
             "n_samples": self.n_samples,
-            "n_features": max(self.width, self.n_features or 0),
+            "n_features": max(self.width, self.n_features or 0, 1),  # as read_svmlight's
             "nnz": self.nnz,
             "labels": labels, "label_counts": [self.label_counts[v] for v in labels],
             "data_file": DATA_FILE, "data_size": self.offset,
             "blocks": self.blocks,
             "source": self.source,
         }
+        manifest["checksum"] = manifest_checksum(manifest)
         with open(os.path.join(self.tmp, MANIFEST), "w", encoding="utf-8") as f:
             json.dump(manifest, f, indent=1)
             f.flush()

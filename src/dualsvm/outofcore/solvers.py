@@ -311,6 +311,27 @@ class _DiskSolver:
         self.model_primal = self.dual = np.nan
         self._loss = self._waited = self._started = 0.0
 
+    def resume_state(self):
+        """(JSON values, arrays) that, with alpha and w, let a new solver go on exactly as
+        this one would: the random generator, the proposed and the best certified model."""
+        arrays = {"model_w": self.model_w}
+        if self.proposed is not None:
+            arrays["proposed"] = self.proposed
+        return {"generator": self.generator.bit_generator.state,
+                "model_primal": float(self.model_primal)}, arrays
+
+    def restore(self, values, arrays):
+        """Take up a :meth:`resume_state` (ValueError, TypeError or KeyError if damaged)."""
+        n_weights = self.problem.n_weights
+        for name, array in arrays.items():
+            if name not in ("model_w", "proposed") or array.shape != (n_weights,):
+                raise ValueError(f"resume state {name!r} of shape {array.shape}")
+        self.generator.bit_generator.state = values["generator"]
+        self.model_primal = float(values["model_primal"])
+        self.model_w = np.array(arrays["model_w"], dtype=np.float64)
+        proposed = arrays.get("proposed")
+        self.proposed = None if proposed is None else np.array(proposed, dtype=np.float64)
+
     def _rows_in_budget(self):
         """A RowCache for the budget left after the blocks in flight."""
         ds = self.problem.dataset
@@ -428,6 +449,14 @@ class BlockMinimization(_DiskSolver):
             self.keep_rows = max(0, min(rows_cap // 2, rows_cap - largest_rows))
             self.keep_nnz = max(0, min(nnz_cap // 2, nnz_cap - largest_nnz))
         self.last_violation = np.inf
+
+    def resume_state(self):
+        values, arrays = super().resume_state()
+        return {**values, "last_violation": float(self.last_violation)}, arrays
+
+    def restore(self, values, arrays):
+        super().restore(values, arrays)
+        self.last_violation = float(values["last_violation"])
 
     def epoch(self):
         buffer = self.buffer

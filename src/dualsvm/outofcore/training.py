@@ -13,7 +13,12 @@ passes done are saved atomically (temporary file + rename) every
 end; ``resume=True`` continues from the file after a kill. The file also
 records the problem (C, loss, bias, class weights, positive label) and a
 fingerprint of the dataset (sizes and block checksums); resuming with another
-problem or other data is an error.
+problem or other data is an error. With the same method it also holds the
+solver's state (random generator, proposed and best certified models, BM's
+inner tolerance), so that ``bm`` resumed after a kill ends with the very model
+of an uninterrupted run with the same seed; ``sbm`` (whose kept rows are not
+saved) and ``dcl`` (whose two threads race) go on from alpha and w to the same
+optimum by another path.
 """
 
 import json
@@ -24,7 +29,7 @@ import zlib
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..exceptions import DataError
+from ..exceptions import DataError, one_line
 from ..files import atomic_write
 from ..fits import LinearFit
 from ..solvers import Stopping, run_epochs
@@ -112,10 +117,10 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         class_weight = balanced_class_weight(labels, dataset.label_counts)
     problem = DiskProblem(dataset, float(labels[-1]), C, class_weight, loss,
                           "augmented" if fit_intercept else "none", intercept_scaling)
-    alpha = w = None
+    alpha = w = state = None
     done_passes = 0
     if resume and checkpoint is not None and os.path.exists(checkpoint):
-        alpha, w, done_passes = load_checkpoint(checkpoint, problem)
+        alpha, w, done_passes, state = load_checkpoint(checkpoint, problem, method)
     solver_class = DualCachedLoops if method == "dcl" else BlockMinimization
     if method != "dcl":
         method_options["selective"] = method == "sbm"
@@ -123,8 +128,14 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
                           shrinking=shrinking, shuffle=shuffle,
                           random_state=random_generator(random_state), alpha=alpha, w=w,
                           **method_options)
-    saver = None if checkpoint is None else _Saver(checkpoint, problem, solver, done_passes,
-                                                   checkpoint_every, checkpoint_seconds)
+    if state is not None:
+        try:
+            solver.restore(*state)
+        except (KeyError, TypeError, ValueError) as e:
+            raise DataError(f"{checkpoint}: damaged solver state ({one_line(e)})") from None
+    saver = None if checkpoint is None else _Saver(checkpoint, problem, solver, method,
+                                                   done_passes, checkpoint_every,
+                                                   checkpoint_seconds)
 
     def after_pass(record):
         if saver is not None:
@@ -169,10 +180,11 @@ def _problem_key(problem):
 
 
 class _Saver:
-    def __init__(self, path, problem, solver, done_passes, every, seconds):
+    def __init__(self, path, problem, solver, method, done_passes, every, seconds):
         self.path = os.fspath(path)
         self.problem = problem
         self.solver = solver
+        self.method = method
         self.passes = done_passes
         self.every = every
         self.seconds = seconds
@@ -188,33 +200,49 @@ class _Saver:
             self.save()
 
     def save(self):
-        save_checkpoint(self.path, self.problem, self.solver.alpha, self.solver.w, self.passes)
+        save_checkpoint(self.path, self.problem, self.solver, self.method, self.passes)
         self.last = time.monotonic()
         self.since = 0
 
 
-def save_checkpoint(path, problem, alpha, w, passes):
-    """Write (alpha, w, passes) with the problem's key, atomically (npz, no pickle)."""
+#: Prefix of the solver's state arrays in a checkpoint file.
+_STATE = "state_"
+
+
+def save_checkpoint(path, problem, solver, method, passes):
+    """Write alpha, w, passes and the solver's state with the problem's key,
+    atomically (npz, no pickle)."""
+    values, arrays = solver.resume_state()
     meta = {"format": CHECKPOINT_FORMAT, "version": 1, "passes": int(passes),
-            "problem": _problem_key(problem)}
+            "problem": _problem_key(problem), "method": method, "state": values}
     raw = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-    atomic_write(path, lambda f: np.savez(f, metadata=raw, alpha=alpha, w=w))
+    arrays = {_STATE + name: array for name, array in arrays.items()}
+    atomic_write(path, lambda f: np.savez(f, metadata=raw, alpha=solver.alpha, w=solver.w,
+                                          **arrays))
 
 
-def load_checkpoint(path, problem):
-    """(alpha, w, passes) from a checkpoint of this problem; DataError otherwise."""
+def load_checkpoint(path, problem, method):
+    """(alpha, w, passes, state) from a checkpoint of this problem; state is the
+    solver's (values, arrays) when the checkpoint is of ``method``, else None.
+    DataError for another problem or a damaged file."""
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(bytes(z["metadata"]).decode("utf-8"))
             alpha, w = z["alpha"], z["w"]
+            arrays = {name[len(_STATE):]: z[name] for name in z.files if name.startswith(_STATE)}
     except Exception as e:  # a damaged file: zip, npy or JSON errors
-        raise DataError(f"{path}: not a readable checkpoint ({' '.join(str(e).split())})") from None
-    if meta.get("format") != CHECKPOINT_FORMAT:
+        raise DataError(f"{path}: not a readable checkpoint ({one_line(e)})") from None
+    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         raise DataError(f"{path}: not a dualsvm checkpoint")
     expected = json.loads(json.dumps(_problem_key(problem)))
     if meta.get("problem") != expected:
         raise DataError(f"{path}: checkpoint of another problem or dataset; remove it or "
                         "train without resume")
-    if alpha.shape != (problem.n_samples,) or w.shape != (problem.n_weights,):
-        raise DataError(f"{path}: checkpoint arrays have the wrong shape")
-    return alpha, w, int(meta["passes"])
+    if (alpha.dtype != np.float64 or w.dtype != np.float64 or alpha.shape != (problem.n_samples,)
+            or w.shape != (problem.n_weights,)):
+        raise DataError(f"{path}: checkpoint arrays have the wrong shape or type")
+    passes = meta.get("passes")
+    if not (isinstance(passes, int) and passes >= 0):
+        raise DataError(f"{path}: damaged checkpoint (passes {passes!r})")
+    state = (meta.get("state"), arrays) if meta.get("method") == method else None
+    return alpha, w, passes, state

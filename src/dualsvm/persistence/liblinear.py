@@ -126,6 +126,8 @@ def import_liblinear(path):
         raise bad("binary or non-ASCII content") from None
     except OSError as e:
         raise ModelError(f"{path}: cannot read ({e.strerror or one_line(e)})") from None
+    if text and not text.endswith("\n"):  # LIBLINEAR ends every line with one
+        raise bad("no newline at the end: a truncated file?")
     tokens = text.split()
     header, i = {}, 0
     while True:
