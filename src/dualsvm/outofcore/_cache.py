@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .._random import shuffle_prefix
-from ..problem import BoxDual, decisions, loss_terms
+from ..problem import BoxDual, decisions
 
 #: Rows of ``RowCache.values``.
 Y, Q_DIAG, DIAG, UPPER, COST, ALPHA = range(6)
@@ -93,15 +93,6 @@ class RowCache(BoxDual):
         decision = decisions(self.rows, self.size, w, self.augmented_value)
         return self.y * decision - 1.0 + self.diag * self.alpha
 
-    def loss_sum(self, w, loss, start=0):
-        """sum of C_i loss(y_i w'x_i) over the cached rows ``start`` and after."""
-        if start >= self.size:
-            return 0.0
-        rows = (self.data, self.indices, self.indptr[start:self.size + 1])
-        decision = decisions(rows, self.size - start, w, self.augmented_value)
-        y, cost = self.values[Y, start:self.size], self.values[COST, start:self.size]
-        return loss_terms(y * decision, cost, loss)
-
     def clear(self):
         self.size = self.nnz = 0
 
@@ -119,12 +110,6 @@ class RowCache(BoxDual):
         """Keep the rows where ``keep`` (bool, one per cached row) is true."""
         self.size, self.nnz = _compact(np.asarray(keep, dtype=np.bool_), self.size, self.data,
                                        self.indices, self.indptr, self.values, self.row_id)
-
-    def drop_rows_of(self, block, alpha):
-        """Remove the cached rows that belong to ``block``, their a_i stored in ``alpha``."""
-        self.size, self.nnz = _drop_block(block.first_row, block.n_rows, alpha, self.size,
-                                          self.data, self.indices, self.indptr, self.values,
-                                          self.row_id)
 
     def add(self, block, problem, selected, alpha):
         """Append rows ``selected`` (positions in ``block``) while they fit; a_i from alpha.
@@ -168,10 +153,13 @@ class RowCache(BoxDual):
 
 @njit(cache=True, nogil=True)
 def _compact(keep, size, data, indices, indptr, values, row_id):
-    # Rows only move towards the front, so copying forwards is safe in place.
+    # Rows only move towards the front, so copying forwards is safe in place; the
+    # rows before the first one dropped stay where they are.
     j = 0
-    at = 0
-    for i in range(size):
+    while j < size and keep[j]:
+        j += 1
+    at = indptr[j]
+    for i in range(j, size):
         start, end = indptr[i], indptr[i + 1]
         if not keep[i]:
             continue
@@ -188,16 +176,6 @@ def _compact(keep, size, data, indices, indptr, values, row_id):
         j += 1
     indptr[j] = at
     return j, at
-
-
-@njit(cache=True, nogil=True)
-def _drop_block(first_row, n_rows, alpha, size, data, indices, indptr, values, row_id):
-    keep = np.ones(size, dtype=np.bool_)
-    for i in range(size):
-        if first_row <= row_id[i] < first_row + n_rows:
-            alpha[row_id[i]] = values[ALPHA, i]
-            keep[i] = False
-    return _compact(keep, size, data, indices, indptr, values, row_id)
 
 
 @njit(cache=True, nogil=True)

@@ -449,6 +449,7 @@ class BlockMinimization(_DiskSolver):
             self.keep_rows = max(0, min(rows_cap // 2, rows_cap - largest_rows))
             self.keep_nnz = max(0, min(nnz_cap // 2, nnz_cap - largest_nnz))
         self.last_violation = np.inf
+        self.kept = np.zeros(problem.n_samples, dtype=np.bool_)  # SBM: rows in the buffer
 
     def resume_state(self):
         values, arrays = super().resume_state()
@@ -462,7 +463,6 @@ class BlockMinimization(_DiskSolver):
         buffer = self.buffer
         self.violation = 0.0
         self.active_size = 0
-        added = 0  # rows of this group's blocks: the last ones in the buffer
         reader = self._begin_pass(self._prepare)
         try:
             while True:
@@ -470,19 +470,18 @@ class BlockMinimization(_DiskSolver):
                     block, block_problem = self._get(reader)
                 except StopIteration:
                     break
-                if self.selective:  # the block brings its kept rows again
-                    buffer.drop_rows_of(block, self.alpha)
+                if self.proposed is not None:  # each row's loss once a pass
+                    self._loss += block_problem.loss_sum(block_problem.decision(self.proposed))
                 if not buffer.room_for(block):
-                    self._solve(added)
-                    added = 0
-                everything = np.arange(block.n_rows)
-                if buffer.add(block, block_problem, everything, self.alpha) != block.n_rows:
+                    self._solve()
+                # SBM: the rows kept from earlier groups are in the buffer already
+                rows = np.flatnonzero(~self.kept[block.rows])
+                if buffer.add(block, block_problem, rows, self.alpha) != len(rows):
                     raise ValueError(f"block {block.number} does not fit the sub-problem's "
                                      "memory; convert the data with smaller blocks")
-                added += block.n_rows
                 block = block_problem = None  # copied into the buffer
-            if added:
-                self._solve(added)
+            if buffer.size > np.count_nonzero(self.kept):
+                self._solve()
         finally:
             reader.close()
         self.last_violation = self.violation
@@ -495,12 +494,9 @@ class BlockMinimization(_DiskSolver):
         self.row_diag[block.rows] = block_problem.diag
         return block_problem
 
-    def _solve(self, added):
+    def _solve(self):
         """DCD on the buffer's rows; then keep (SBM) or drop them."""
         buffer = self.buffer
-        if self.proposed is not None:  # each row's loss once a pass
-            self._loss += buffer.loss_sum(self.proposed, self.problem.loss,
-                                          start=buffer.size - added)
         inner_tol = max(self.tol, self.inner_ratio * self.last_violation)
         solver = DualCD(buffer, inner_tol, shrinking=self.shrinking, shuffle=self.shuffle,
                         random_state=self.generator, alpha=buffer.alpha, w=self.w)
@@ -533,7 +529,9 @@ class BlockMinimization(_DiskSolver):
         count = min(int(fits.sum()) if fits.all() else int(np.argmin(fits)), self.keep_rows)
         keep = np.zeros(buffer.size, dtype=np.bool_)
         keep[order[:count]] = True
+        self.kept[buffer.row_id[:buffer.size]] = False
         buffer.retain(keep)
+        self.kept[buffer.row_id[:buffer.size]] = True
         self.cache_size = buffer.size
 
 
