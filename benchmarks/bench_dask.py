@@ -146,8 +146,9 @@ def main():
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster):
         # compile the kernels on every worker before any clock
-        tiny = convert(str(DATA_DIR / "heart_scale"), os.path.join(args.workdir, "warm-up"),
-                       block_mb=0.004)
+        warm_up = os.path.join(args.workdir, "warm-up")
+        tiny = DiskDataset(warm_up) if os.path.isdir(warm_up) else convert(
+            str(DATA_DIR / "heart_scale"), warm_up, block_mb=0.004)
         for loss in args.losses:
             cocoa(str(tiny.path), loss, 2, None, argparse.Namespace(**{**vars(args), "max_rounds": 2}))
         for name, ds in targets:

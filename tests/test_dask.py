@@ -115,6 +115,19 @@ def test_local_time_bounds_the_local_epochs(client, load):
         DaskSVC(local_time=0).fit(Xd, y)
 
 
+def test_ctrl_c_returns_the_certified_model(client, load):
+    X, y = load("a9a.bz2")
+    Xd = da.from_array(X, chunks=(16300, X.shape[1]), asarray=False)
+
+    def interrupt(record, model=None):
+        if record["epoch"] == 3:
+            raise KeyboardInterrupt
+
+    model = DaskSVC(gap_tol=1e-9, max_rounds=100, callback=interrupt, random_state=0).fit(Xd, y)
+    assert model.status_ == "interrupted" and model.n_rounds_ == 3
+    assert np.isfinite(model.gap_[0]) and model.dual_[0] <= model.primal_[0]
+
+
 def test_multiclass_problems_advance_together(client, load):
     X, y = load("a9a.bz2")
     X, y = X[:12000], y[:12000]
