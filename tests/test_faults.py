@@ -139,8 +139,9 @@ _SAVE_LOOP = """
 import sys
 from dualsvm.persistence.model_file import load_any_fit, save_fit
 a, b = load_any_fit(sys.argv[1]), load_any_fit(sys.argv[2])
+save_fit(b, sys.argv[3])  # the old model: the signal comes during a later save
 print("ready", flush=True)
-k = 0
+k = 1
 while True:
     save_fit(a if k % 2 else b, sys.argv[3])
     k += 1
@@ -178,22 +179,21 @@ def test_signal_during_save_leaves_the_old_or_the_new_model(two_models, tmp_path
     rng = np.random.default_rng(3)
     for k in range(faults(2)):
         name, first, second, load = two_models[k % len(two_models)]
-        if True:
-            target = tmp_path / f"{name}.{k}.model"
-            process = subprocess.Popen([sys.executable, "-c", _SAVE_LOOP, str(first), str(second),
-                                        str(target)], stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True)
-            assert process.stdout.readline() == "ready\n"
-            time.sleep(rng.uniform(0.05, 0.5))
-            process.send_signal(signal_number)
-            _, stderr = process.communicate(timeout=60)
-            loaded = load(target)
-            assert any(same_fitted_attributes(loaded, load(path)) for path in (first, second))
-            if signal_number == signal.SIGINT:  # the temporary file is removed too
-                assert "KeyboardInterrupt" in stderr
-                assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
-            kind = "kill -9" if signal_number == signal.SIGKILL else "SIGINT"
-            count(SECTION, f"{kind} during a model save", "old or new model intact")
+        target = tmp_path / f"{name}.{k}.model"
+        process = subprocess.Popen([sys.executable, "-c", _SAVE_LOOP, str(first), str(second),
+                                    str(target)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        assert process.stdout.readline() == "ready\n"
+        time.sleep(rng.uniform(0.05, 0.5))
+        process.send_signal(signal_number)
+        _, stderr = process.communicate(timeout=60)
+        loaded = load(target)
+        assert any(same_fitted_attributes(loaded, load(path)) for path in (first, second))
+        if signal_number == signal.SIGINT:  # the temporary file is removed too
+            assert "KeyboardInterrupt" in stderr
+            assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+        kind = "kill -9" if signal_number == signal.SIGKILL else "SIGINT"
+        count(SECTION, f"{kind} during a model save", "old or new model intact")
 
 
 # ----------------------------------------------------------------- full disk

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import signal
 import tempfile
 
 
@@ -15,9 +16,12 @@ def atomic_write(path, write):
     if os.path.isdir(path):
         raise IsADirectoryError(21, "Is a directory", path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=directory)
+    tmp = None
     try:
+        # Ctrl-C between creating the temporary file and knowing its name would leave it behind
+        with _sigint_deferred():
+            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                                       dir=directory)
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
@@ -25,9 +29,23 @@ def atomic_write(path, write):
         os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold SIGINT back (delivered on exit) where the platform allows it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def new_file_mode(path):
