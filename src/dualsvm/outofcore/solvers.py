@@ -47,7 +47,7 @@ exact primal of w(a), returned if it beats the last certified v.
 The dual parameters of every row (C_i, D_ii, U_i, both losses, bias none or
 augmented) come from the block's :class:`~dualsvm.problem.DualProblem`.
 Memory: rows held by the solver at once (blocks being read ahead by the reader
-thread, the sub-problem or cache) stay within ``memory`` bytes.
+threads, the sub-problem or cache) stay within ``memory`` bytes.
 """
 
 import queue
@@ -442,7 +442,9 @@ class BlockMinimization(_DiskSolver):
         DCD epochs on each sub-problem at most.
     inner_ratio : float
         Each sub-problem is solved to a violation of max(tol, inner_ratio * v),
-        with v the largest violation seen in the previous pass.
+        with v the largest violation seen in the previous pass (0.01: with 0.1,
+        SBM on ijcnn1, squared hinge, needed 4 passes instead of 3, and BM on
+        w8a, hinge, 46 instead of 42).
     selective : bool
     random_state : numpy.random.Generator
     gap_tol, shrinking, shuffle :
