@@ -33,6 +33,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     root = Path(argv[0] if argv else "docs/_build/html")
     out_dir = Path(argv[1]) if len(argv) > 1 else Path(tempfile.mkdtemp())
+    out_dir.mkdir(parents=True, exist_ok=True)
     failed = 0
     with tempfile.TemporaryDirectory() as profile:
         for name in PAGES:
