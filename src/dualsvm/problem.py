@@ -395,5 +395,5 @@ def dual_terms(alpha, diag):
 
 
 def relative_gap(primal, dual):
-    """(P - D) / |P|, guarded for P = 0."""
+    """``(P - D) / |P|``, guarded for P = 0."""
     return (primal - dual) / max(abs(primal), np.finfo(float).tiny)
