@@ -1,7 +1,8 @@
 """Fitted models as plain data: what training produces and model files hold.
 
-:class:`LinearFit` and :class:`KernelFit` carry the fitted attributes of
-:class:`dualsvm.LinearSVC` and :class:`dualsvm.SVC` under the same names (ending
+:class:`LinearFit`, :class:`LinearSVRFit` and :class:`KernelFit` carry the fitted
+attributes of :class:`dualsvm.LinearSVC`, :class:`dualsvm.LinearSVR` and
+:class:`dualsvm.SVC` under the same names (ending
 in ``_``) and ``params``, the estimator parameters they were trained with. They
 need NumPy only, so the command line trains, saves and reports without
 scikit-learn; the estimators are built from them by ``from_fit``.
@@ -68,6 +69,32 @@ class LinearFit(_Fit):
     @property
     def n_features_in_(self):
         return self.coef_.shape[1]
+
+
+@dataclass
+class LinearSVRFit(_Fit):
+    """A fitted linear regression model: what :class:`dualsvm.LinearSVR` stores.
+
+    ``coef_`` (n_features,) and ``intercept_`` (1,), as scikit-learn's LinearSVR;
+    the certificate (``primal_``, ``dual_``, ``gap_``, ``status_``) has one entry,
+    like a LinearFit of two classes; ``alpha_`` holds beta (n_samples,).
+    """
+
+    params: dict
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    alpha_: np.ndarray = None
+    n_iter_: int = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = None
+    history_: list = None
+    feature_names_in_: np.ndarray = None
+
+    @property
+    def n_features_in_(self):
+        return self.coef_.shape[0]
 
 
 @dataclass

@@ -8,6 +8,16 @@ gradients of the active variables satisfy
 
 and training stops only when that holds on the full, unshrunk problem.
 
+For support vector regression (:class:`~dualsvm.problem.SVRDualProblem`),
+``DualCD`` is LIBLINEAR's ``solve_l2r_l1l2_svr`` and ``tol`` its ``-e`` for
+``-s 12`` / ``-s 13``: an epoch has converged when the sum of the violations of
+its variables is at most tol times that sum in the first epoch,
+
+    sum_i v_i <= tol * sum_i v_i(first epoch),
+
+again re-checked on the full problem before training stops; ``violation``
+reports that ratio.
+
 ``PairCD`` solves the exact-bias dual (y'a = 0) by two-variable steps. Each epoch
 computes the full gradient once (one product X w), stops when LIBSVM's
 maximal violation max_{I_up} -y_i G_i - min_{I_low} -y_i G_i <= tol (LIBSVM's
@@ -18,7 +28,7 @@ violating down, with exact gradients for each pair.
 import numpy as np
 
 from .._random import new_state
-from ._dcd_kernels import dcd_epoch, pair_epoch
+from ._dcd_kernels import dcd_epoch, pair_epoch, svr_epoch
 
 
 def projected_gradient_rule(pg_max, pg_min, tol):
@@ -57,8 +67,12 @@ class DualCD:
         self.n_movable = self.active_size = len(self.index)
         self.violation = np.inf
         self._pg_old = (np.inf, -np.inf)
+        self._gmax_old = np.inf  # regression: the previous epoch's largest violation
+        self._gnorm1_init = None  # regression: the first epoch's sum of violations
 
     def epoch(self):
+        if self.problem.regression:
+            return self._svr_epoch()
         p = self.problem
         n = self.n_movable
         self.active_size, pg_max, pg_min = dcd_epoch(
@@ -74,6 +88,26 @@ class DualCD:
             return False
         if self.shrinking:
             self._pg_old = thresholds
+        return False
+
+    def _svr_epoch(self):
+        p = self.problem
+        n = self.n_movable
+        self.active_size, gmax, gnorm1 = svr_epoch(
+            p.rows, p.y, self.alpha, self.w, p.q_diag, p.diag, p.upper_bound,
+            p.augmented_value, p.epsilon, self.index, self.active_size, self._gmax_old,
+            self.state, self.shuffle)
+        if self._gnorm1_init is None:
+            self._gnorm1_init = gnorm1
+        self.violation = gnorm1 / self._gnorm1_init if self._gnorm1_init > 0 else 0.0
+        if gnorm1 <= self.tol * self._gnorm1_init:
+            if self.active_size == n:
+                return True
+            self.active_size = n  # converged on the shrunk problem: check them all
+            self._gmax_old = np.inf
+            return False
+        if self.shrinking:
+            self._gmax_old = gmax
         return False
 
 
