@@ -32,7 +32,8 @@ module uses is public). An import inside a function only defers a heavy module
    problems, defined once).
 2. Data and shared rules: :mod:`~dualsvm.data` (the svmlight reader and its
    diagnosis; :mod:`~dualsvm._svmlight`, its compiled parser),
-   :mod:`~dualsvm.fits` (``LinearFit``, ``KernelFit``: plain fitted models),
+   :mod:`~dualsvm.probability` (Platt's sigmoid, pairwise coupling),
+   :mod:`~dualsvm.fits` (``LinearFit``, ``LinearSVRFit``, ``KernelFit``: plain fitted models),
    :mod:`~dualsvm.validation` (data checks, costs, class weights, the seed).
 1. Foundations: :mod:`~dualsvm.exceptions`, :mod:`~dualsvm.constants` (kernel
    codes, statuses, TAU, defaults), :mod:`~dualsvm.files` (atomic writes).

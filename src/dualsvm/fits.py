@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .constants import EARLY_STOPS
+from .probability import class_probabilities
 
 
 def early_stop_message(statuses, gaps):
@@ -120,6 +121,8 @@ class KernelFit(_Fit):
     gap_: np.ndarray = None
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
+    probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs
+    probB_: np.ndarray = None
 
     def decision_ovo(self, X):
         """LIBSVM's decision values, (n, n_pairs); X as in training (for
@@ -130,6 +133,15 @@ class KernelFit(_Fit):
         else:
             K = self.kernel(X, self.support_vectors_)
         return K @ pair_coefficients(self.dual_coef_, self.n_support_).T + self.intercept_
+
+    def predict_proba(self, X):
+        """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its
+        decision value, coupled over the pairs (:mod:`dualsvm.probability`)."""
+        if self.probA_ is None:
+            raise ValueError("the model has no probability estimates: train it with "
+                             "probability=True")
+        return class_probabilities(self.decision_ovo(X), self.probA_, self.probB_,
+                                   len(self.classes_))
 
     def predict(self, X):
         """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
