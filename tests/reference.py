@@ -202,3 +202,57 @@ def liblinear_svr(X, y, *, loss, C=1.0, epsilon=0.1, eps=0.1, bias=-1.0):
     iterations = int(re.search(r"#iter = (\d+)", text).group(1))
     objective = float(re.search(r"Objective value = (\S+)", text).group(1))
     return w, iterations, objective
+
+
+def platt_sigmoid(dec, labels):
+    """(A, B) minimising Platt's regularised-target log-likelihood, by scipy's trust-region
+    Newton method with exact derivatives to a 1e-13 gradient: the optimum that LIBSVM's
+    sigmoid_train approximates (an independent solver of the same problem)."""
+    from scipy.optimize import minimize
+
+    dec = np.asarray(dec, dtype=float)
+    positive = np.asarray(labels) > 0
+    n1, n0 = positive.sum(), (~positive).sum()
+    t = np.where(positive, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+    F = np.column_stack([dec, np.ones_like(dec)])
+
+    def f(v):
+        z = F @ v
+        return float(np.sum(t * z + np.logaddexp(0.0, -z)))
+
+    def grad(v):
+        p = 1.0 / (1.0 + np.exp(F @ v))  # = 1 - sigmoid(-z)
+        return F.T @ (t - p)
+
+    def hess(v):
+        z = F @ v
+        d = np.exp(-np.logaddexp(0.0, z) - np.logaddexp(0.0, -z))  # p (1 - p)
+        return F.T @ (F * d[:, None])
+
+    start = np.array([0.0, np.log((n0 + 1.0) / (n1 + 1.0))])
+    result = minimize(f, start, jac=grad, hess=hess, method="trust-exact",
+                      options={"gtol": 1e-13})
+    return tuple(result.x)
+
+
+def libsvm_probability(X, y, options):
+    """LIBSVM -b 1 on binary data with the C library's rand() reset (srand(1)): returns
+    (labels, perm, probA, probB), perm being the permutation LIBSVM's
+    svm_binary_svc_probability draws for its five folds over the rows grouped by class
+    (labels[0]'s rows first, each class in file order; labels[0] is the positive class:
+    the first label of the file, except that LIBSVM puts +1 first for labels -1/+1)."""
+    import ctypes
+
+    from libsvm import svmutil
+
+    libc = ctypes.CDLL(None)
+    n = len(y)
+    libc.srand(1)
+    perm = list(range(n))
+    for i in range(n):
+        j = i + libc.rand() % (n - i)
+        perm[i], perm[j] = perm[j], perm[i]
+    libc.srand(1)
+    model = svmutil.svm_train(svmutil.svm_problem(list(map(float, y)), sp.csr_matrix(X)),
+                              svmutil.svm_parameter(options + " -b 1 -q"))
+    return model.get_labels(), np.array(perm), model.probA[0], model.probB[0]
