@@ -207,3 +207,38 @@ def svr_epoch(rows, target, beta, w, q_diag, diag, upper_bound, bias, epsilon,
         if d != 0.0:
             row_axpy(rows, i, d, w, bias)
     return active_size, gmax, gnorm1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def svr_passes(rows, target, beta, w, q_diag, diag, upper_bound, bias, epsilon, index,
+               active_size, n_movable, gmax_old, gnorm1_init, tol, shrinking, max_passes,
+               state, shuffle):
+    """Up to ``max_passes`` calls of :func:`svr_epoch` with LIBLINEAR's stopping rule
+    between them (sum of violations <= tol * that of the first pass, re-checked on the
+    full problem); one call per Python epoch costs more than a pass over a small
+    problem. ``gnorm1_init`` < 0: not known yet (this is the first pass).
+
+    Returns (active_size, gmax_old, gnorm1_init, passes, converged, ratio), ratio
+    being the last pass's sum of violations over the first's.
+    """
+    passes = 0
+    converged = False
+    ratio = np.inf
+    while passes < max_passes:
+        active_size, gmax, gnorm1 = svr_epoch(rows, target, beta, w, q_diag, diag, upper_bound,
+                                              bias, epsilon, index, active_size, gmax_old,
+                                              state, shuffle)
+        passes += 1
+        if gnorm1_init < 0.0:
+            gnorm1_init = gnorm1
+        ratio = gnorm1 / gnorm1_init if gnorm1_init > 0.0 else 0.0
+        if gnorm1 <= tol * gnorm1_init:
+            if active_size == n_movable:
+                converged = True
+                break
+            active_size = n_movable  # converged on the shrunk problem: check them all
+            gmax_old = np.inf
+            continue
+        if shrinking:
+            gmax_old = gmax
+    return active_size, gmax_old, gnorm1_init, passes, converged, ratio

@@ -16,7 +16,9 @@ its variables is at most tol times that sum in the first epoch,
     sum_i v_i <= tol * sum_i v_i(first epoch),
 
 again re-checked on the full problem before training stops; ``violation``
-reports that ratio.
+reports that ratio. An ``epoch()`` may run several passes (``passes_per_epoch``,
+the compiled loop checking the rule between them), since a Python round trip
+costs more than a pass over a small problem; ``n_iter`` counts passes.
 
 ``PairCD`` solves the exact-bias dual (y'a = 0) by two-variable steps. Each epoch
 computes the full gradient once (one product X w), stops when LIBSVM's
@@ -28,7 +30,7 @@ violating down, with exact gradients for each pair.
 import numpy as np
 
 from .._random import new_state
-from ._dcd_kernels import dcd_epoch, pair_epoch, svr_epoch
+from ._dcd_kernels import dcd_epoch, pair_epoch, svr_passes
 
 
 def projected_gradient_rule(pg_max, pg_min, tol):
@@ -53,7 +55,7 @@ class DualCD:
     """
 
     def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
-                 w=None):
+                 w=None, passes_per_epoch=1, max_passes=None):
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
@@ -67,8 +69,11 @@ class DualCD:
         self.n_movable = self.active_size = len(self.index)
         self.violation = np.inf
         self._pg_old = (np.inf, -np.inf)
-        self._gmax_old = np.inf  # regression: the previous epoch's largest violation
-        self._gnorm1_init = None  # regression: the first epoch's sum of violations
+        self._gmax_old = np.inf  # regression: the previous pass's largest violation
+        self._gnorm1_init = -1.0  # regression: the first pass's sum of violations (< 0: none yet)
+        self.passes_per_epoch = passes_per_epoch  # regression: passes per epoch() call
+        self.max_passes = max_passes  # regression: the total budget of passes (None: none)
+        self.n_iter = 0  # regression: passes over the active variables so far
 
     def epoch(self):
         if self.problem.regression:
@@ -92,23 +97,21 @@ class DualCD:
 
     def _svr_epoch(self):
         p = self.problem
-        n = self.n_movable
-        self.active_size, gmax, gnorm1 = svr_epoch(
+        budget = self.passes_per_epoch
+        if self.max_passes is not None:
+            budget = max(1, min(budget, self.max_passes - self.n_iter))
+        (self.active_size, self._gmax_old, self._gnorm1_init, passes, converged,
+         self.violation) = svr_passes(
             p.rows, p.y, self.alpha, self.w, p.q_diag, p.diag, p.upper_bound,
-            p.augmented_value, p.epsilon, self.index, self.active_size, self._gmax_old,
+            p.augmented_value, p.epsilon, self.index, self.active_size, self.n_movable,
+            self._gmax_old, self._gnorm1_init, self.tol, self.shrinking, budget,
             self.state, self.shuffle)
-        if self._gnorm1_init is None:
-            self._gnorm1_init = gnorm1
-        self.violation = gnorm1 / self._gnorm1_init if self._gnorm1_init > 0 else 0.0
-        if gnorm1 <= self.tol * self._gnorm1_init:
-            if self.active_size == n:
-                return True
-            self.active_size = n  # converged on the shrunk problem: check them all
-            self._gmax_old = np.inf
-            return False
-        if self.shrinking:
-            self._gmax_old = gmax
-        return False
+        self.n_iter += passes
+        return converged
+
+    def counters(self):
+        """Regression: the record's ``epoch`` is the number of passes (several per call)."""
+        return {"epoch": self.n_iter} if self.problem.regression else {}
 
 
 class PairCD:
