@@ -104,40 +104,52 @@ def sigmoid_predict(dec, A, B):
 def couple(r):
     """Wu, Lin and Weng's coupled probabilities (k,) from pairwise ones r (k, k):
     r[i, j] estimates P(i | i or j); the diagonal is ignored."""
-    k = r.shape[0]
-    Q = -r.T * r  # Q_tj = -r_jt r_tj
-    np.fill_diagonal(Q, 0.0)
-    np.fill_diagonal(Q, np.sum(r * r, axis=0) - np.diag(r) ** 2)  # sum_{j != t} r_jt^2
-    p = np.full(k, 1.0 / k)
+    return couple_rows(r[None])[0]
+
+
+def couple_rows(r):
+    """:func:`couple` of many rows at once: r (n, k, k) -> p (n, k).
+
+    Each row runs LIBSVM's iteration and stops on its own test; the sweeps are
+    vectorised over the rows still running.
+    """
+    n, k, _ = r.shape
+    Q = -np.transpose(r, (0, 2, 1)) * r  # Q_tj = -r_jt r_tj
+    eye = np.eye(k, dtype=bool)
+    Q[:, eye] = np.sum(np.where(eye, 0.0, r * r), axis=1)  # Q_tt = sum_{j != t} r_jt^2
+    p = np.full((n, k), 1.0 / k)
+    running = np.arange(n)
     for _ in range(max(100, k)):
-        Qp = Q @ p
-        pQp = float(p @ Qp)
-        if np.max(np.abs(Qp - pQp)) < 0.005 / k:
+        q, pr = Q[running], p[running]
+        Qp = np.einsum("ntj,nj->nt", q, pr)
+        pQp = np.einsum("nt,nt->n", pr, Qp)
+        done = np.max(np.abs(Qp - pQp[:, None]), axis=1) < 0.005 / k
+        running, q, pr, Qp, pQp = (running[~done], q[~done], pr[~done], Qp[~done], pQp[~done])
+        if len(running) == 0:
             break
         for t in range(k):
-            diff = (-Qp[t] + pQp) / Q[t, t]
-            p[t] += diff
-            pQp = (pQp + diff * (diff * Q[t, t] + 2.0 * Qp[t])) / (1.0 + diff) / (1.0 + diff)
-            Qp = (Qp + diff * Q[t]) / (1.0 + diff)
-            p /= 1.0 + diff
+            qtt = q[:, t, t]
+            diff = (-Qp[:, t] + pQp) / qtt
+            pr[:, t] += diff
+            pQp = (pQp + diff * (diff * qtt + 2.0 * Qp[:, t])) / (1.0 + diff) / (1.0 + diff)
+            Qp = (Qp + diff[:, None] * q[:, t, :]) / (1.0 + diff)[:, None]
+            pr /= (1.0 + diff)[:, None]
+        p[running] = pr
     return p
 
 
 def class_probabilities(dec, prob_a, prob_b, n_classes):
     """Probabilities (n, n_classes) from one-vs-one decision values (n, n_pairs) in
     LIBSVM's pair order (positive: the first class of the pair) and the sigmoids of
-    the pairs; two classes: the sigmoid itself, else :func:`couple` per row."""
+    the pairs; two classes: the sigmoid itself, else :func:`couple_rows`."""
     pairwise = np.clip(sigmoid_predict(dec, prob_a, prob_b), MIN_PROB, 1.0 - MIN_PROB)
     if n_classes == 2:
         return np.column_stack([pairwise[:, 0], 1.0 - pairwise[:, 0]])
-    out = np.empty((dec.shape[0], n_classes))
     i_index, j_index = np.triu_indices(n_classes, 1)  # LIBSVM's order of pairs
-    r = np.zeros((n_classes, n_classes))
-    for row in range(dec.shape[0]):
-        r[i_index, j_index] = pairwise[row]
-        r[j_index, i_index] = 1.0 - pairwise[row]
-        out[row] = couple(r)
-    return out
+    r = np.zeros((dec.shape[0], n_classes, n_classes))
+    r[:, i_index, j_index] = pairwise
+    r[:, j_index, i_index] = 1.0 - pairwise
+    return couple_rows(r)
 
 
 def fold_decision_slices(n, generator):
