@@ -5,6 +5,7 @@ housing_scale (shipped in tests/data) and scikit-learn's bundled diabetes set (4
 scaled here to [-1, 1] per feature as housing_scale is).
 """
 
+import json
 import warnings
 
 import numpy as np
@@ -187,3 +188,60 @@ def test_liblinear_svr_model_imports(housing, tmp_path):
         expected, _, _ = ll.predict(y, sp.csr_matrix(X), peer, "-q")
         ours = import_liblinear(tmp_path / f"{solver}.txt")
         np.testing.assert_allclose(ours.predict(X), expected, rtol=1e-12, atol=1e-12)
+
+
+def _cli(capsys, *argv):
+    from dualsvm import cli
+
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("solver", [12, 13])
+def test_command_line_train_predict_as_liblinear(capsys, data_dir, tmp_path, solver):
+    """dualsvm train -s 12|13 -p EPS -e -B: LIBLINEAR's objective; predict prints its
+    regression lines; the model exports to a file LIBLINEAR predicts with."""
+    from liblinear import liblinearutil as ll
+
+    data = data_dir / "housing_scale"
+    model = tmp_path / "m.npz"
+    status, out, _ = _cli(capsys, "train", "-s", solver, "-p", 1.0, "-c", 0.01, "-e", 1e-8,
+                          "-B", 1, "--max-iter", 100000, "-q", "--json", data, model)
+    assert status == 0
+    summary = json.loads(out)
+    loss = {12: "squared_epsilon_insensitive", 13: "epsilon_insensitive"}[solver]
+    X, y = load_svmlight(data)
+    w_peer, iterations, _ = liblinear_svr(X, y, loss=loss, C=0.01, epsilon=1.0, eps=1e-10,
+                                          bias=1.0)
+    assert iterations < LIBLINEAR_SVR_LIMIT
+    peer = svr_primal(X, y, w_peer, loss=loss, C=0.01, epsilon=1.0, bias="augmented")
+    assert summary["primal"] == pytest.approx(peer, rel=1e-6)
+    status, out, _ = _cli(capsys, "predict", data, model, tmp_path / "out")
+    values = np.loadtxt(tmp_path / "out")
+    mse = np.mean((values - y) ** 2)
+    assert status == 0 and out.startswith(f"Mean squared error = {mse:g} (regression)\n")
+    assert "Squared correlation coefficient = " in out
+    _cli(capsys, "export-liblinear", model, tmp_path / "m.txt")
+    expected, _, _ = ll.predict(y, sp.csr_matrix(X), ll.load_model(str(tmp_path / "m.txt")), "-q")
+    np.testing.assert_allclose(values, expected, rtol=1e-12)
+
+
+def test_command_line_cross_validation_and_refusals(capsys, data_dir):
+    data = data_dir / "housing_scale"
+    status, out, _ = _cli(capsys, "train", "-s", 12, "-v", 5, "-q", data)
+    assert status == 0
+    mse = float(out.split("Cross Validation Mean squared error = ")[1].split()[0])
+    assert 15 < mse < 40  # housing's linear models: MSE about 25
+    for argv, message in ((("-p", 1), "-p is the epsilon"),
+                          (("-s", 12, "-t", 2), "linear only"),
+                          (("-s", 13, "-w1", 2), "-w weighs classes"),
+                          (("-s", 12, "--exact-bias"), "--exact-bias")):
+        status, _, err = _cli(capsys, "train", *argv, data)
+        assert status == 2 and message in err
+
+
+def load_svmlight(path):
+    from sklearn.datasets import load_svmlight_file
+
+    return load_svmlight_file(str(path))

@@ -151,4 +151,5 @@ def test_held_out_log_loss_within_two_percent_of_libsvm(load_benchmark, name, te
     order = np.argsort(peer.get_labels())  # LIBSVM's columns follow its label order
     peer_loss = log_loss(yt, np.array(peer_proba)[:, order], labels=ours.classes_)
     our_loss = log_loss(yt, ours.predict_proba(Xt), labels=ours.classes_)
+    print(f"{name}: held-out log-loss dualsvm {our_loss:.5f}, LIBSVM -b 1 {peer_loss:.5f}")
     assert our_loss <= 1.02 * peer_loss, (our_loss, peer_loss)
