@@ -153,3 +153,27 @@ def test_held_out_log_loss_within_two_percent_of_libsvm(load_benchmark, name, te
     our_loss = log_loss(yt, ours.predict_proba(Xt), labels=ours.classes_)
     print(f"{name}: held-out log-loss dualsvm {our_loss:.5f}, LIBSVM -b 1 {peer_loss:.5f}")
     assert our_loss <= 1.02 * peer_loss, (our_loss, peer_loss)
+
+
+def test_ctrl_c_during_the_cross_validation_keeps_the_models(monkeypatch):
+    """Ctrl-C in a fold ends training: the trained models stand, marked 'interrupted',
+    without probabilities (predict_proba says so)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from dualsvm import kernel_training
+
+    original = kernel_training.run_epochs
+
+    def interrupted(*args, **kwargs):
+        result = original(*args, **kwargs)
+        result.status = "interrupted"
+        return result
+
+    monkeypatch.setattr(kernel_training, "run_epochs", interrupted)
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match="interrupted"):
+        model = SVC(probability=True, random_state=0).fit(X, y)
+    assert model.status_ == ["interrupted"] * 3 and model.probA_.shape == (0,)
+    assert np.mean(model.predict(X) == y) > 0.9
+    with pytest.raises(ValueError, match="probability=True"):
+        model.predict_proba(X)

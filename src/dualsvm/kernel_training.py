@@ -121,11 +121,17 @@ def fit_kernel(X, y, cost, params):
                         deadline=None if time_limit is None
                         else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
-    sigmoids = np.zeros((2, len(tasks)))
-    if params.get("probability"):
+    sigmoids = None
+    if params.get("probability") and not any(s.result.status == "interrupted" for s in solved):
+        sigmoids = np.zeros((2, len(tasks)))
         for p, task in enumerate(tasks):
             dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
                                             params, generator, stopping)
+            if dec is None:  # Ctrl-C: the models stand, without probabilities
+                sigmoids = None
+                for s in solved:
+                    s.result.status = "interrupted"
+                break
             sigmoids[:, p] = sigmoid_train(dec, task.y)
     coef = np.zeros((len(tasks), X.shape[0]))  # y_t alpha_t of each pair, by row
     for p, s in enumerate(solved):
@@ -152,8 +158,8 @@ def fit_kernel(X, y, cost, params):
         gap_=np.array([r.gap for r in results]),
         status_=[r.status for r in results],
         history_=[r.history for r in results],
-        probA_=sigmoids[0] if params.get("probability") else None,
-        probB_=sigmoids[1] if params.get("probability") else None,
+        probA_=None if sigmoids is None else sigmoids[0],
+        probB_=None if sigmoids is None else sigmoids[1],
     )
 
 
@@ -163,7 +169,7 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
     LIBSVM's ``svm_binary_svc_probability``: the rows are permuted and split into five
     folds; each fold is scored by a model trained on the other four (same kernel, costs
     and solver, no callback or trace); a fold whose training part holds one class only
-    gets +1 or -1 (0 if empty), as LIBSVM gives it.
+    gets +1 or -1 (0 if empty), as LIBSVM gives it. None when Ctrl-C stopped a fold.
 
     Parameters
     ----------
@@ -190,6 +196,8 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
                                          random_state=generator, max_iter=params["max_iter"])
         result = run_epochs(solver, problem, replace(quiet, max_iter=max_epochs))
+        if result.status == "interrupted":
+            return None
         support = np.flatnonzero(result.alpha)
         coef = y[train][support] * result.alpha[support]
         if precomputed:
