@@ -138,8 +138,9 @@ class KernelFit(_Fit):
         """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its
         decision value, coupled over the pairs (:mod:`dualsvm.probability`)."""
         if self.probA_ is None:
-            raise ValueError("the model has no probability estimates: train it with "
-                             "probability=True")
+            raise ValueError("the model has no probability estimates: it was trained "
+                             "without probability=True, or interrupted before its "
+                             "cross-validation ended")
         return class_probabilities(self.decision_ovo(X), self.probA_, self.probB_,
                                    len(self.classes_))
 
