@@ -3,7 +3,8 @@
 All three solve linear support vector regression with a regularised bias (LIBLINEAR
 ``-B 1``), C = 1 and the tube half-width ``-p`` eps_tube,
 
-    min_w 1/2 w'w + C sum_i loss(y_i - w'x_i),   loss(r) = max(0, |r| - p) (-s 13) or its square (-s 12),
+    min_w 1/2 w'w + C sum_i loss(y_i - w'x_i),
+    loss(r) = max(0, |r| - p) (-s 13) or its square (-s 12),
 
 by dual coordinate descent (Ho and Lin, 2012) with LIBLINEAR's stopping rule ``-e``
 (the sum of the violations at most eps times that of the first epoch), capped at

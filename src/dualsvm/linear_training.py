@@ -47,7 +47,8 @@ def _monitor(params):
     """Whether to certify every epoch: ``monitor``, or None: when something reads it."""
     if params["monitor"] is not None:
         return params["monitor"]
-    return bool(params["verbose"]) or params["callback"] is not None or params["gap_tol"] is not None
+    return (bool(params["verbose"]) or params["callback"] is not None
+            or params["gap_tol"] is not None)
 
 
 def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
@@ -165,8 +166,9 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None):
     # entries' worth (a Python round trip costs more than a pass over a small problem).
     per_epoch = 1 if monitor else max(1, 200_000 // (X.size + X.shape[0]))  # size: CSR entries too
     solver = DualCD(problem, params["tol"], shrinking=params["shrinking"],
-                    shuffle=params["shuffle"], random_state=random_generator(params["random_state"]),
-                    alpha=alpha, passes_per_epoch=per_epoch, max_passes=max_iter)
+                    shuffle=params["shuffle"],
+                    random_state=random_generator(params["random_state"]), alpha=alpha,
+                    passes_per_epoch=per_epoch, max_passes=max_iter)
     result = run_epochs(solver, problem, Stopping(
         max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
         callback=params["callback"], verbose=params["verbose"], monitor=monitor,

@@ -6,8 +6,8 @@ import time
 from ..outofcore import DiskDataset
 from ..outofcore import fit as fit_out_of_core
 from ..persistence.linear import save_linear
-from .options import ADVICE, augmented_bias, class_weight, linear_defaults, model_path, refuse_given, \
-    refuse_kernel_options, refuse_regression
+from .options import ADVICE, augmented_bias, class_weight, linear_defaults, model_path, \
+    refuse_given, refuse_kernel_options, refuse_regression
 from .parser import LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
