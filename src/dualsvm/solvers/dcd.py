@@ -59,6 +59,8 @@ class DualCD:
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
+        # SVRDualProblem says so; other problems (out-of-core row caches) are classification
+        self.regression = getattr(problem, "regression", False)
         self.tol = tol
         self.shrinking = shrinking
         self.shuffle = shuffle
@@ -76,7 +78,7 @@ class DualCD:
         self.n_iter = 0  # regression: passes over the active variables so far
 
     def epoch(self):
-        if self.problem.regression:
+        if self.regression:
             return self._svr_epoch()
         p = self.problem
         n = self.n_movable
@@ -111,7 +113,7 @@ class DualCD:
 
     def counters(self):
         """Regression: the record's ``epoch`` is the number of passes (several per call)."""
-        return {"epoch": self.n_iter} if self.problem.regression else {}
+        return {"epoch": self.n_iter} if self.regression else {}
 
 
 class PairCD:
