@@ -177,3 +177,13 @@ def test_ctrl_c_during_the_cross_validation_keeps_the_models(monkeypatch):
     assert np.mean(model.predict(X) == y) > 0.9
     with pytest.raises(ValueError, match="no probability estimates.*interrupted"):
         model.predict_proba(X)
+
+
+def test_precomputed_kernel_gives_the_linear_kernels_probabilities(load):
+    X, y = load("breast-cancer_scale")
+    X = X.toarray()
+    linear = SVC(kernel="linear", probability=True, random_state=0).fit(X, y)
+    precomputed = SVC(kernel="precomputed", probability=True, random_state=0).fit(X @ X.T, y)
+    np.testing.assert_allclose(precomputed.probA_, linear.probA_, rtol=1e-6)
+    np.testing.assert_allclose(precomputed.predict_proba(X[:50] @ X.T),
+                               linear.predict_proba(X[:50]), rtol=1e-6, atol=1e-9)
