@@ -47,7 +47,8 @@ def test_sigmoid_is_the_optimum_of_platts_problem(load):
     dec = SVC(gamma=0.1).fit(X, y).decision_function(X)
     cases = [(dec, y),
              (rng.normal(size=500), rng.random(500) < 0.3),                   # no signal
-             (np.r_[rng.normal(2, 1, 300), rng.normal(-1, 1, 100)], np.r_[np.ones(300), -np.ones(100)]),
+             (np.r_[rng.normal(2, 1, 300), rng.normal(-1, 1, 100)],
+              np.r_[np.ones(300), -np.ones(100)]),
              (np.r_[np.linspace(0.1, 3, 50), -np.linspace(0.1, 3, 40)],         # separable
               np.r_[np.ones(50), -np.ones(40)])]
     for values, labels in cases:
@@ -126,7 +127,8 @@ def test_binary_probability_columns_follow_classes(load):
 def test_break_ties():
     X, y = load_iris(return_X_y=True)
     model = SVC(break_ties=True).fit(X, y)
-    np.testing.assert_array_equal(model.predict(X), model.classes_[model.decision_function(X).argmax(axis=1)])
+    by_confidence = model.classes_[model.decision_function(X).argmax(axis=1)]
+    np.testing.assert_array_equal(model.predict(X), by_confidence)
     with pytest.raises(ValueError, match="break_ties"):
         SVC(break_ties=True, decision_function_shape="ovo").fit(X, y).predict(X)
 
