@@ -125,10 +125,19 @@ def test_binary_probability_columns_follow_classes(load):
 
 
 def test_break_ties():
-    X, y = load_iris(return_X_y=True)
-    model = SVC(break_ties=True).fit(X, y)
-    by_confidence = model.classes_[model.decision_function(X).argmax(axis=1)]
-    np.testing.assert_array_equal(model.predict(X), by_confidence)
+    """Three classes around a point: near it the votes tie 1-1-1 (the vote gives the first
+    class), and break_ties predicts the largest one-vs-rest decision value instead."""
+    rng = np.random.default_rng(0)
+    centers = np.array([[0.0, 1.0], [0.87, -0.5], [-0.87, -0.5]])
+    X = np.vstack([c + 0.6 * rng.normal(size=(60, 2)) for c in centers])
+    y = np.repeat([0, 1, 2], 60)
+    grid = np.array(np.meshgrid(np.linspace(-0.3, 0.3, 31),
+                                np.linspace(-0.3, 0.3, 31))).reshape(2, -1).T
+    votes = SVC(kernel="linear").fit(X, y)
+    ties = SVC(kernel="linear", break_ties=True).fit(X, y)
+    by_confidence = ties.classes_[ties.decision_function(grid).argmax(axis=1)]
+    np.testing.assert_array_equal(ties.predict(grid), by_confidence)
+    assert np.count_nonzero(votes.predict(grid) != ties.predict(grid)) > 0
     with pytest.raises(ValueError, match="break_ties"):
         SVC(break_ties=True, decision_function_shape="ovo").fit(X, y).predict(X)
 
