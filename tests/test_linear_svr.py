@@ -245,3 +245,18 @@ def load_svmlight(path):
     from sklearn.datasets import load_svmlight_file
 
     return load_svmlight_file(str(path))
+
+
+def test_callback_sees_every_epoch_and_stops_training(housing):
+    X, y = housing
+    seen = []
+
+    def callback(record):
+        seen.append(record)
+        assert record["coef"].shape == (X.shape[1],) and np.isfinite(record["intercept"])
+        return record["epoch"] == 4
+
+    model = LinearSVR(tol=1e-12, callback=callback, random_state=0).fit(X, y)
+    assert [r["epoch"] for r in seen] == [1, 2, 3, 4]
+    assert model.status_ == ["callback"] and model.n_iter_ == 4
+    assert seen[-1]["primal"] == pytest.approx(model.primal_[0])

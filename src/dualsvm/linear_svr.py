@@ -100,7 +100,9 @@ class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
         Why training stopped: 'converged', 'gap', 'max_iter', 'time_limit',
         'interrupted' or 'callback'.
     history_ : list of one list of dict
-        One record per epoch (as :class:`dualsvm.LinearSVC`'s).
+        One record per epoch (as :class:`dualsvm.LinearSVC`'s) when monitored
+        (``monitor``, ``verbose``, ``callback`` or ``gap_tol``); otherwise one per
+        chunk of passes run in compiled code, its ``epoch`` the passes so far.
     """
 
     _parameter_constraints = {
