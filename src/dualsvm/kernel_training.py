@@ -7,6 +7,7 @@ layout is described in :mod:`dualsvm.fits`.
 
 import math
 import time
+from dataclasses import replace
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -15,8 +16,9 @@ from .constants import LOSSES
 from .fits import KernelFit
 from .kernels import make_kernel
 from .multiclass import one_vs_one, solve_tasks
+from .probability import fold_decision_slices, sigmoid_train
 from .problem import KernelDualProblem
-from .solvers import Stopping
+from .solvers import Stopping, run_epochs
 from .solvers.cgd import CGD
 from .solvers.dual_pgd import DualPGD
 from .solvers.kernel_dcd import KernelDCD
@@ -119,6 +121,18 @@ def fit_kernel(X, y, cost, params):
                         deadline=None if time_limit is None
                         else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
+    sigmoids = None
+    if params.get("probability") and not any(s.result.status == "interrupted" for s in solved):
+        sigmoids = np.zeros((2, len(tasks)))
+        for p, task in enumerate(tasks):
+            dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
+                                            params, generator, stopping)
+            if dec is None:  # Ctrl-C: the models stand, without probabilities
+                sigmoids = None
+                for s in solved:
+                    s.result.status = "interrupted"
+                break
+            sigmoids[:, p] = sigmoid_train(dec, task.y)
     coef = np.zeros((len(tasks), X.shape[0]))  # y_t alpha_t of each pair, by row
     for p, s in enumerate(solved):
         coef[p, s.task.rows] = s.problem.y * s.result.alpha
@@ -144,4 +158,51 @@ def fit_kernel(X, y, cost, params):
         gap_=np.array([r.gap for r in results]),
         status_=[r.status for r in results],
         history_=[r.history for r in results],
+        probA_=None if sigmoids is None else sigmoids[0],
+        probB_=None if sigmoids is None else sigmoids[1],
     )
+
+
+def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping):
+    """Decision values of one binary problem's rows, each from a model trained without it.
+
+    LIBSVM's ``svm_binary_svc_probability``: the rows are permuted and split into five
+    folds; each fold is scored by a model trained on the other four (same kernel, costs
+    and solver, no callback or trace); a fold whose training part holds one class only
+    gets +1 or -1 (0 if empty), as LIBSVM gives it. None when Ctrl-C stopped a fold.
+
+    Parameters
+    ----------
+    X : the whole training data (the kernel matrix for 'precomputed')
+    y : ndarray of the problem's labels in {-1, +1}
+    cost : ndarray of the problem's C_i
+    rows : ndarray of the problem's rows of X
+    """
+    precomputed = kernel.name == "precomputed"
+    dec = np.zeros(len(rows))
+    perm, folds = fold_decision_slices(len(rows), generator)
+    quiet = Stopping(deadline=stopping.deadline, monitor=False)
+    for begin, end in folds:
+        held = perm[begin:end]
+        train = np.concatenate([perm[:begin], perm[end:]])
+        positive = int(np.count_nonzero(y[train] > 0))
+        if positive in (0, len(train)):
+            dec[held] = 0.0 if len(train) == 0 else (1.0 if positive else -1.0)
+            continue
+        train_rows = rows[train]
+        sub = X[np.ix_(train_rows, train_rows)] if precomputed else X[train_rows]
+        problem = KernelDualProblem(sub, y[train], cost[train], params["loss"], entry.bias,
+                                    kernel, params["cache_size"])
+        solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
+                                         random_state=generator, max_iter=params["max_iter"])
+        result = run_epochs(solver, problem, replace(quiet, max_iter=max_epochs))
+        if result.status == "interrupted":
+            return None
+        support = np.flatnonzero(result.alpha)
+        coef = y[train][support] * result.alpha[support]
+        if precomputed:
+            K = X[np.ix_(rows[held], train_rows[support])]
+        else:
+            K = kernel(X[rows[held]], X[train_rows[support]])
+        dec[held] = K @ coef + result.intercept
+    return dec

@@ -19,6 +19,19 @@ with w = sum_i y_i a_i x_i. The dual objective reported everywhere is the value
 of the maximisation form, D(a) = -f(a), so that D(a) <= P* <= P(w) and the
 duality gap P(w) - D(a) >= 0 certifies how far a model is from optimal.
 
+Support vector regression (LIBLINEAR ``-s 12`` / ``-s 13``, Ho and Lin, JMLR 2012),
+real targets y_i and the epsilon-insensitive losses of the residual r = y_i - w'x_i::
+
+    L1-loss (epsilon_insensitive):          loss(r) = max(0, |r| - eps)
+    L2-loss (squared_epsilon_insensitive):  loss(r) = max(0, |r| - eps)^2
+
+has the same dual with other signs, a lower bound and one more term (beta = a - a*)::
+
+    min_b  f(b) = 1/2 b'(Q + D)b - y'b + eps sum_i |b_i|,   -U_i <= b_i <= U_i,   Q_ij = x_i'x_j
+
+with (D_ii, U_i) from the same table (L1: (0, C_i), L2: (1/(2 C_i), inf)) and
+w = sum_i b_i x_i: :class:`SVRDualProblem`.
+
 Bias modes:
 
 * ``none``: b = 0.
@@ -38,25 +51,26 @@ import numpy as np
 from numba import njit
 
 from ._rows import kernel_rows, row_dot, squared_norms
-from .constants import BIAS_MODES, LOSSES
+from .constants import BIAS_MODES, L1_LOSSES, LOSSES, REGRESSION_LOSSES
 
 
 def dual_parameters(C, loss):
-    """(D_ii, U_i) of the dual for the costs C_i: the table above, for every problem.
+    """(D_ii, U_i) of the dual for the costs C_i: the table above, for every problem
+    (the regression losses as their classification twins).
 
     A zero-cost sample (zero sample weight) gets U_i = 0 and D_ii = 0: it never moves.
     """
     C = np.asarray(C, dtype=np.float64)
-    if loss == "hinge":
+    if loss in L1_LOSSES:
         return np.zeros(len(C)), C.copy()
     free = C > 0
     diag = np.divide(0.5, C, out=np.zeros(len(C)), where=free)
     return diag, np.where(free, np.inf, 0.0)
 
 
-def _check_modes(loss, bias, allowed_bias):
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+def _check_modes(loss, bias, allowed_bias, losses=LOSSES):
+    if loss not in losses:
+        raise ValueError(f"loss must be one of {losses}, got {loss!r}")
     if bias not in allowed_bias:
         raise ValueError(f"bias must be one of {allowed_bias}, got {bias!r}")
 
@@ -145,12 +159,19 @@ class DualProblem(BoxDual):
     bias: str = "augmented"
     bias_scale: float = 1.0
 
+    #: Whether y holds real targets (:class:`SVRDualProblem`) rather than labels.
+    regression = False
+
     def __post_init__(self):
-        _check_modes(self.loss, self.bias, BIAS_MODES)
+        self.check_modes()
         self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
         self.rows = kernel_rows(self.X)  # what compiled kernels read: see _rows
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = squared_norms(self.rows, self.n_samples, self.augmented_value) + self.diag
+
+    def check_modes(self):
+        """ValueError for a loss or bias mode this problem does not have."""
+        _check_modes(self.loss, self.bias, BIAS_MODES)
 
     @property
     def n_samples(self):
@@ -273,6 +294,69 @@ class DualProblem(BoxDual):
 
 
 @dataclass(eq=False)
+class SVRDualProblem(DualProblem):
+    """Linear support vector regression: the dual of the module docstring with beta.
+
+    Parameters
+    ----------
+    X, C, bias_scale
+        As in :class:`DualProblem`.
+    y : ndarray of shape (n_samples,)
+        Real targets.
+    loss : {'epsilon_insensitive', 'squared_epsilon_insensitive'}
+    bias : {'none', 'augmented'}
+        LIBLINEAR has no exact bias for regression, nor do we.
+    epsilon : float
+        Width of the insensitive tube (LIBLINEAR ``-p``), >= 0.
+
+    The dual variables (``alpha`` in the solvers' interface) are beta in
+    [-U_i, U_i]; w = sum_i beta_i x_i; the certificate is P(w(beta)) - D(beta).
+    """
+
+    loss: str = "squared_epsilon_insensitive"
+    epsilon: float = 0.0
+
+    regression = True
+
+    def check_modes(self):
+        _check_modes(self.loss, self.bias, ("none", "augmented"), REGRESSION_LOSSES)
+        if not self.epsilon >= 0:
+            raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
+
+    def weights(self, beta):
+        """w = sum_i beta_i x_i (with the augmented entry)."""
+        w = np.empty(self.n_weights)
+        w[: self.n_features] = self.X.T @ beta
+        if self.bias == "augmented":
+            w[-1] = self.bias_scale * beta.sum()
+        return w
+
+    def loss_sum(self, decision, intercept=0.0):
+        """sum_i C_i loss(y_i - w'x_i - b)."""
+        return regression_loss_terms(self.y - decision - intercept, self.C, self.loss,
+                                     self.epsilon)
+
+    def dual_sum(self, beta):
+        """sum_i (y_i beta_i - eps |beta_i| - 1/2 D_ii beta_i^2): the dual without -1/2 w'w."""
+        return (float(self.y @ beta) - self.epsilon * float(np.abs(beta).sum())
+                - 0.5 * float(self.diag @ (beta * beta)))
+
+    def gradient(self, beta, decision):
+        """The smooth part of grad f: X w - y + D beta (the eps |beta| term apart)."""
+        return decision - self.y + self.diag * beta
+
+    def feasible(self, beta):
+        """A warm start clipped to [-U_i, U_i] (zeros for None)."""
+        if beta is None:
+            return np.zeros(self.n_samples)
+        return np.clip(np.asarray(beta, dtype=np.float64), -self.upper_bound, self.upper_bound)
+
+    def dual_point(self, decision):
+        raise ValueError("regression problems are solved in the dual only (no primal "
+                         "solver maps w to a dual point)")
+
+
+@dataclass(eq=False)
 class KernelDualProblem(BoxDual):
     """A binary kernel SVM problem: the dual above with Q_ij = y_i y_j K(x_i, x_j).
 
@@ -385,6 +469,14 @@ def loss_terms(margins, cost, loss):
     """sum_i C_i loss(m_i) at the margins m_i = y_i (w'x_i + b)."""
     slack = np.maximum(0.0, 1.0 - margins)
     if loss == "squared_hinge":
+        slack = slack * slack
+    return float(cost @ slack)
+
+
+def regression_loss_terms(residuals, cost, loss, epsilon):
+    """sum_i C_i loss(r_i) of the residuals r_i = y_i - w'x_i - b (epsilon-insensitive)."""
+    slack = np.maximum(0.0, np.abs(residuals) - epsilon)
+    if loss == "squared_epsilon_insensitive":
         slack = slack * slack
     return float(cost @ slack)
 

@@ -12,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 # Private scikit-learn APIs with no public equivalent (scikit-learn is pinned below
@@ -77,8 +78,19 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         0 silent, 1 progress bar, 2 trace lines on a log grid, 3 every epoch.
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         As scikit-learn's SVC.
+    probability : bool, default=False
+        Fit Platt's sigmoid to each pair's decision values from an internal 5-fold
+        cross-validation (LIBSVM's ``-b 1``; five more trainings per pair), for
+        :meth:`predict_proba`; more than two classes are coupled by Wu, Lin and
+        Weng's method. The probabilities may disagree with :meth:`predict`, as
+        LIBSVM's and scikit-learn's do.
+    break_ties : bool, default=False
+        With ``decision_function_shape='ovr'`` and more than two classes, predict
+        the class of the largest one-vs-rest decision value instead of the vote
+        winner (ties of votes are then broken by confidence).
     random_state : int, RandomState instance or None, default=None
-        Seeds randomised solvers ('smo' is deterministic).
+        Seeds randomised solvers ('smo' is deterministic) and the folds of
+        ``probability``.
 
     Attributes
     ----------
@@ -100,6 +112,9 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         Per binary problem, one record per epoch (epoch, seconds, primal, dual, gap,
         violation, active_size, and for kernel solvers iterations,
         kernel_evaluations, cache_hits).
+    probA_, probB_ : ndarray of shape (n_pairs,)
+        Platt's sigmoid 1 / (1 + exp(A f + B)) of each pair (LIBSVM's signs: f > 0
+        for the first class of the pair); empty unless ``probability=True``.
     """
 
     _parameter_constraints = {
@@ -119,13 +134,16 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         "callback": [callable, None],
         "verbose": ["verbose"],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "probability": ["boolean"],
+        "break_ties": ["boolean"],
         "random_state": ["random_state"],
     }
 
     def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
                  loss="hinge", solver="smo", tol=1e-3, cache_size=200, shrinking=True,
                  class_weight=None, max_iter=-1, time_limit=None, callback=None, verbose=0,
-                 decision_function_shape="ovr", random_state=None):
+                 decision_function_shape="ovr", probability=False, break_ties=False,
+                 random_state=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -142,6 +160,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         self.callback = callback
         self.verbose = verbose
         self.decision_function_shape = decision_function_shape
+        self.probability = probability
+        self.break_ties = break_ties
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -183,6 +203,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         self._fit = fit
         for name, value in fit.fitted_attributes().items():
             setattr(self, name, value)
+        if fit.probA_ is None:  # scikit-learn's: empty without probability
+            self.probA_ = self.probB_ = np.empty(0)
         self._gamma = fit.kernel.gamma
         if len(fit.classes_) == 2:  # positive decisions mean classes_[1]
             self.dual_coef_ = -fit.dual_coef_
@@ -205,11 +227,43 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         return dec
 
     def predict(self, X):
-        """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
+        """One-vs-one votes as LIBSVM counts them (ties: the first class); with
+        ``break_ties``, the largest one-vs-rest decision value."""
         check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self.break_ties and len(self.classes_) > 2:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
                           reset=False)
         return self._fit.predict(X)
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Class probabilities (LIBSVM's ``-b 1``), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                          reset=False)
+        return self._fit.predict_proba(X)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
 
     @property
     def coef_(self):

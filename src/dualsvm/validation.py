@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from .data import format_label
 
 __all__ = ["balanced_class_weight", "canonical", "check_classes", "class_weights",
-           "random_generator", "sample_costs", "training_data"]
+           "random_generator", "sample_costs", "sample_weights", "training_data"]
 
 
 def random_generator(random_state):
@@ -81,13 +81,24 @@ def sample_costs(C, class_weight, y, classes, sample_weight=None):
     index = np.searchsorted(classes, y)
     counts = np.bincount(index, minlength=len(classes))
     cost = C * class_weights(class_weight, classes, counts)[index]
+    weights = sample_weights(sample_weight, len(y))
+    return cost if weights is None else cost * weights
+
+
+def sample_weights(sample_weight, n_samples):
+    """``sample_weight`` checked, as a float64 array of n_samples (None stays None;
+    a scalar is broadcast).
+
+    Raises ValueError for sample weights of the wrong shape, negative, NaN or infinite,
+    or all zero.
+    """
     if sample_weight is None:
-        return cost
+        return None
     weights = np.asarray(sample_weight, dtype=np.float64)
     if weights.ndim == 0:
-        weights = np.full(len(y), float(weights))
-    if weights.shape != (len(y),):
-        raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(len(y),)}")
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(n_samples,)}")
     if not np.isfinite(weights).all():
         raise ValueError("sample_weight contains NaN or infinity")
     if (weights < 0).any():
@@ -95,7 +106,7 @@ def sample_costs(C, class_weight, y, classes, sample_weight=None):
     if not weights.any():
         raise ValueError("every sample has zero weight: sample_weight must contain at least "
                          "one non-zero number")
-    return cost * weights
+    return weights
 
 
 def canonical(X):

@@ -5,7 +5,7 @@ and the flags a kind of training refuses."""
 import os
 
 from ..constants import LIBLINEAR_TOL
-from .parser import KERNEL_OPTIONS, refuse, weight_pair
+from .parser import KERNEL_OPTIONS, LIBLINEAR_REGRESSIONS, refuse, weight_pair
 
 #: The early-stop warning's advice.
 ADVICE = "Increase --max-iter or --time-limit, or loosen -e."
@@ -59,3 +59,12 @@ def class_weight(args, labels, say):
         else:
             say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
     return weights or None
+
+
+def refuse_regression(args, why):
+    """A usage error when LIBLINEAR's regression (-s 12, -s 13 or -p) is asked for by a
+    kind of training that has none."""
+    if args.solver in LIBLINEAR_REGRESSIONS:
+        raise refuse(f"-s {args.solver}", why)
+    if args.tube is not None:
+        raise refuse("-p", why)

@@ -15,8 +15,12 @@ from ..constants import KERNELS, VERSION
 PROG = "dualsvm"
 
 #: LIBLINEAR's -s values this tool trains, with their loss.
-LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge"}
-_TYPE_NAMES = "1 (L2-loss SVC, dual) and 3 (L1-loss SVC, dual)"
+LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge", 12: "squared_epsilon_insensitive",
+                   13: "epsilon_insensitive"}
+#: Those that are regressions (support vector regression, dual).
+LIBLINEAR_REGRESSIONS = (12, 13)
+_TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 12 (L2-loss SVR, dual) and "
+               "13 (L1-loss SVR, dual)")
 
 
 class UsageError(Exception):
@@ -159,7 +163,11 @@ def build_parser():
         epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
     train.add_argument("--help", action="help", help="show this help message and exit")
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
-                       help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, dual")
+                       help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
+                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual")
+    train.add_argument("-p", dest="tube", type=number(float, "p", 0.0), default=None,
+                       metavar="EPSILON", help="epsilon of the epsilon-insensitive loss of "
+                                               "-s 12 and -s 13 (default 0.1)")
     train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=1.0,
                        help="cost C > 0 (default 1)")
     train.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,

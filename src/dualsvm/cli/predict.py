@@ -1,4 +1,5 @@
-"""``dualsvm predict``: labels of an svmlight file with a dualsvm or LIBLINEAR model."""
+"""``dualsvm predict``: labels of an svmlight file with a dualsvm or LIBLINEAR model
+(values, for a regression model, with LIBLINEAR's error lines)."""
 
 import numpy as np
 
@@ -6,6 +7,7 @@ from ..data import format_label, read_svmlight
 from ..files import atomic_write
 from ..models import load_any_model
 from .outputs import check_writable, write_error
+from .train_svr import regression_scores
 
 
 def run(args):
@@ -15,6 +17,8 @@ def run(args):
     precomputed = getattr(estimator, "kernel", None) == "precomputed"
     X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
     predicted = estimator.predict(X)
+    if not hasattr(estimator, "classes_"):  # a regression: LIBLINEAR's "%g" values
+        return _regression(args, predicted, y)
     classes = estimator.classes_
     names = np.array([format_label(c) for c in classes], dtype=object)
     index = np.searchsorted(classes, predicted)
@@ -32,4 +36,17 @@ def run(args):
     total = len(y)
     if not args.quiet:
         print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
+    return 0
+
+
+def _regression(args, predicted, y):
+    text = "".join("%.17g\n" % v for v in predicted)
+    try:
+        atomic_write(args.output, lambda f: f.write(text.encode("ascii")))
+    except OSError as e:
+        raise write_error(args.output, "output file", e) from None
+    if not args.quiet:
+        mse, scc = regression_scores(predicted, y)
+        print("Mean squared error = %g (regression)" % mse)
+        print("Squared correlation coefficient = %g (regression)" % scc)
     return 0

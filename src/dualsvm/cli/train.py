@@ -1,4 +1,5 @@
-"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation).
+"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation);
+-s 12 and -s 13 (regression) are trained by :mod:`.train_svr`.
 
 Kernel options send ``train`` to :mod:`.train_kernel`, a dataset directory to
 :mod:`.train_disk` (see :func:`dualsvm.cli.parser.route`). Every option either works
@@ -14,14 +15,19 @@ from ..data import read_svmlight
 from ..linear_training import fit_linear
 from ..persistence.linear import save_linear
 from ..validation import check_classes, sample_costs
+from . import train_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
     model_path, refuse_given
-from .parser import LIBLINEAR_TYPES, PROG, CommandError, UsageError, refuse
+from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_TYPES, PROG, CommandError, UsageError, refuse
 from .report import Reporter
 
 
 def run(args):
     linear_defaults(args)
+    if args.solver in LIBLINEAR_REGRESSIONS:
+        return train_svr.run(args)
+    if args.tube is not None:
+        raise refuse("-p", "is the epsilon of support vector regression (-s 12, -s 13)")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
     if args.exact_bias and args.bias is not None and args.bias >= 0:

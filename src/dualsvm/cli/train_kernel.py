@@ -9,13 +9,16 @@ from ..data import read_svmlight, with_width
 from ..kernel_training import fit_kernel
 from ..persistence.kernel import save_kernel
 from ..validation import check_classes, sample_costs
-from .options import ADVICE, DIRECTORY_FLAGS, class_weight, model_path, refuse_given
+from .options import ADVICE, DIRECTORY_FLAGS, class_weight, model_path, refuse_given, \
+    refuse_regression
 from .parser import PROG, CommandError, UsageError, refuse
 from .report import Reporter
 
 
 def run(args):
     """LIBSVM's svm-train (C-SVC): the same data and model checks as the linear path."""
+    refuse_regression(args, "(support vector regression) is linear only: -s 12 and -s 13 "
+                            "take no kernel options")
     if args.bias is not None:
         raise refuse("-B", "is for linear models; a kernel model has the exact "
                            "(unregularised) bias")

@@ -15,6 +15,8 @@ Same container and safety as linear models (:mod:`.container`), with these entri
     (class i of pair (i, j) positive; see :mod:`dualsvm.fits`).
 ``intercept_``
     float64 (n_pairs,): LIBSVM's -rho of every pair.
+``probA_``, ``probB_`` (optional; both or neither)
+    float64 (n_pairs,): Platt's sigmoid of every pair (``probability=True``).
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
 ``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
     the support vectors (neither for the precomputed kernel).
@@ -32,6 +34,7 @@ from .container import (certificate_from_json, certificate_to_json, params_from_
 _ENTRIES = {"classes_", "support_", "dual_coef_", "intercept_"}
 _DENSE = {"sv_dense"}
 _CSR = {"sv_data", "sv_indices", "sv_indptr"}
+_PROBABILITY = {"probA_", "probB_"}
 
 
 def save_kernel(fit, path):
@@ -51,6 +54,9 @@ def save_kernel(fit, path):
         "dual_coef_": fit.dual_coef_,
         "intercept_": fit.intercept_,
     }
+    if fit.probA_ is not None:
+        arrays.update(probA_=np.asarray(fit.probA_, dtype=np.float64),
+                      probB_=np.asarray(fit.probB_, dtype=np.float64))
     sv = fit.support_vectors_
     if fit.kernel.name != "precomputed":
         if sp.issparse(sv):
@@ -69,7 +75,9 @@ def read_kernel(path, meta, arrays):
 
     names = set(arrays)
     layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
-    unknown, missing = names - _ENTRIES - layout, (_ENTRIES | layout) - names
+    probability = _PROBABILITY if names & _PROBABILITY else set()
+    unknown = names - _ENTRIES - layout - probability
+    missing = (_ENTRIES | layout | probability) - names
     if unknown or missing:
         raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
     d, k, n_support = meta.get("n_features_in"), meta.get("n_classes"), meta.get("n_support")
@@ -86,8 +94,9 @@ def read_kernel(path, meta, arrays):
         raise bad("classes_ are not k sorted, unique labels")
     if support.dtype != np.int64 or support.shape != (n_sv,) or (support < 0).any():
         raise bad(f"support_ has dtype {support.dtype} and shape {support.shape}")
-    for name, value, shape in (("dual_coef_", dual_coef, (k - 1, n_sv)),
-                               ("intercept_", intercept, (n_pairs,))):
+    sigmoids = [(name, arrays[name], (n_pairs,)) for name in sorted(probability)]
+    for name, value, shape in [("dual_coef_", dual_coef, (k - 1, n_sv)),
+                               ("intercept_", intercept, (n_pairs,))] + sigmoids:
         if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
             raise bad(f"{name} must be finite float64 of shape {shape}")
     try:
@@ -127,4 +136,5 @@ def read_kernel(path, meta, arrays):
                      support_=support.astype(np.int32), support_vectors_=sv,
                      n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
                      intercept_=intercept, n_features_in_=d,
-                     n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), **certificate)
+                     n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64),
+                     probA_=arrays.get("probA_"), probB_=arrays.get("probB_"), **certificate)
