@@ -50,7 +50,7 @@ import numpy as np
 
 from numba import njit
 
-from ._rows import kernel_rows, row_dot, squared_norms
+from ._rows import kernel_rows, row_axpy, row_dot, squared_norms
 from .constants import BIAS_MODES, L1_LOSSES, LOSSES, REGRESSION_LOSSES
 
 
@@ -200,6 +200,11 @@ class DualProblem(BoxDual):
             w[-1] = self.bias_scale * ya.sum()
         return w
 
+    def add_weights(self, alpha, w):
+        """w += sum_i y_i a_i x_i (with the augmented entry), in place, by the kernels'
+        row operations: dense and CSR data give identical sums (:meth:`weights` uses BLAS)."""
+        add_rows(self.rows, self.n_samples, self.y * alpha, w, self.augmented_value)
+
     def coef_intercept(self, w, intercept=0.0):
         """(coef, b) of the decision function x'coef + b of a weight vector w.
 
@@ -270,8 +275,7 @@ class DualProblem(BoxDual):
         if self.bias == "exact":
             raise ValueError("dual_point needs bias 'none' or 'augmented': the exact "
                              "bias adds the constraint y'a = 0")
-        slack = np.maximum(0.0, 1.0 - self.y * decision)
-        alpha = self.C * ((slack > 0) if self.loss == "hinge" else 2.0 * slack)
+        alpha = self.kkt_alpha(decision)
         curvature = float(np.sum(self.weights(alpha) ** 2)) + float(self.diag @ (alpha * alpha))
         if curvature > 0.0:
             best = alpha.sum() / curvature
@@ -279,6 +283,16 @@ class DualProblem(BoxDual):
             limit = float(np.min(self.upper_bound[movable] / alpha[movable])) if movable.any() else 0.0
             alpha = alpha * min(best, limit)
         return alpha
+
+    def kkt_alpha(self, decision):
+        """The dual variables the margins m_i = y_i w'x_i ask for: a_i = -C_i loss'(m_i)
+        (hinge: C_i where m_i < 1, else 0; squared hinge: 2 C_i max(0, 1 - m_i)).
+
+        Feasible for both losses; at the optimum w* (bias none or augmented) the
+        optimal dual point of the squared hinge, and of the hinge away from m_i = 1.
+        """
+        slack = np.maximum(0.0, 1.0 - self.y * decision)
+        return self.C * ((slack > 0) if self.loss == "hinge" else 2.0 * slack)
 
     def evaluate_primal(self, w):
         """Certificate of a primal point: (primal, dual, relative gap, dual point).
@@ -463,6 +477,14 @@ def loss_of_rows(rows, n, w, bias, y, cost, squared):
         if slack > 0.0:
             total += cost[i] * (slack * slack if squared else slack)
     return total
+
+
+@njit(cache=True, nogil=True)
+def add_rows(rows, n, scales, w, bias):
+    """w += sum_i scales_i x_i (+ scales_i B in the augmented entry) over rows 0..n-1."""
+    for i in range(n):
+        if scales[i] != 0.0:
+            row_axpy(rows, i, scales[i], w, bias)
 
 
 def loss_terms(margins, cost, loss):
