@@ -311,17 +311,52 @@ class KernelDualProblem(BoxDual):
         self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size)
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = self.q.diag + self.diag
+        self._product = None  # (a, Q a) of the last gradient: see gradient
 
     @property
     def n_samples(self):
         return self.X.shape[0]
 
+    def set_costs(self, C):
+        """Take new costs C_i for the same rows, labels and kernel (a path over C).
+
+        Q does not depend on C, so the column cache stays valid and is kept: only
+        (D_ii, U_i) change. Partial columns are invalidated (a new solver starts
+        with every variable active); complete ones stay.
+        """
+        self.C = np.asarray(C, dtype=np.float64)
+        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
+        self.q_diag = self.q.diag + self.diag
+        self.q.new_generation()
+
     def gradient(self, alpha):
-        """G = (Q + D)a - e from scratch, by BLAS blocks of columns of the support."""
-        grad = self.diag * alpha - 1.0
-        for cols in self.q.column_chunks(np.flatnonzero(alpha), self.n_samples):
-            grad += self.q.block(None, cols) @ alpha[cols]
-        return grad
+        """G = (Q + D)a - e, with Q a by BLAS blocks of columns of the support.
+
+        Q a of the last call is kept: when ``alpha`` is a multiple r of that
+        point (a path over C starts from the previous solution scaled by
+        C_new / C_old, see :meth:`set_costs`), Q a = r Q a_old costs O(n) and
+        no kernel evaluation.
+        """
+        product = self._scaled_product(alpha)
+        if product is None:
+            product = np.zeros(self.n_samples)
+            for cols in self.q.column_chunks(np.flatnonzero(alpha), self.n_samples):
+                product += self.q.block(None, cols) @ alpha[cols]
+            self._product = (np.array(alpha, dtype=np.float64), product.copy())
+        return product + self.diag * alpha - 1.0
+
+    def _scaled_product(self, alpha):
+        """r Q a_old when alpha = r a_old (to 1e-12 relative) for the kept a_old, else None."""
+        if self._product is None:
+            return None
+        old, product = self._product
+        scale = float(old @ old)
+        if scale == 0.0:
+            return None
+        ratio = float(alpha @ old) / scale
+        if np.max(np.abs(alpha - ratio * old)) > 1e-12 * np.max(np.abs(alpha), initial=0.0):
+            return None
+        return ratio * product
 
     def dual_from_gradient(self, alpha, gradient):
         """D(a) = 1/2 sum_i a_i (1 - G_i)."""
