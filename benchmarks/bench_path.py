@@ -314,7 +314,7 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--parts", nargs="+", default=["paths", "cv", "kernel"],
                         choices=["paths", "cv", "kernel"])
-    parser.add_argument("--kernel-max-log2c", type=int, default=8)
+    parser.add_argument("--kernel-max-log2c", type=int, default=7)
     parser.add_argument("--kernel-repeats", type=int, default=2,
                         help="best of this many for the kernel path (default 2: it is the slowest)")
     parser.add_argument("--name", default="path", help="results file name (without extension)")
