@@ -83,7 +83,8 @@ class BoxDual:
 
     def feasible(self, alpha):
         """A warm start made feasible: zeros for None, else clipped to the box and,
-        for the exact bias, scaled down on one class so that y'a = 0 holds."""
+        for the exact bias, scaled down on one class so that y'a = 0 holds (values
+        within 1e-12 relative of their bound are put on it)."""
         if alpha is None:
             return np.zeros(self.n_samples)
         alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, self.upper_bound)
@@ -94,6 +95,11 @@ class BoxDual:
                 alpha[positive] *= sn / sp
             elif sn > sp and sn > 0:
                 alpha[~positive] *= sp / sn
+        # A start scaled from another C (a path) lands within rounding of its bound:
+        # put it on the bound, or it looks free to the KKT tests and the bias while
+        # no step can move it (CGD's pair gains vanish).
+        near = (alpha < self.upper_bound) & (alpha >= self.upper_bound * (1.0 - 1e-12))
+        alpha[near] = self.upper_bound[near]
         return alpha
 
     def movable(self):

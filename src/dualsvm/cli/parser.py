@@ -45,6 +45,15 @@ def refuse(flag, why):
     return UsageError(f"{PROG} train", f"{flag} {why}")
 
 
+class _Given(argparse.Action):
+    """Store the value and record that the option was given (``given_<dest>``): an
+    option whose default is a value (``-c``) can still be refused where it does not apply."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"given_{self.dest}", True)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors raised to main() instead of sys.exit."""
 
@@ -161,7 +170,14 @@ def build_parser():
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, dual")
     train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=1.0,
-                       help="cost C > 0 (default 1)")
+                       action=_Given, help="cost C > 0 (default 1); with -C: the first C tried")
+    train.add_argument("-C", dest="find_C", action="store_true",
+                       help="find the best C by cross validation over a warm-started path "
+                            "(-v folds, default 5), like LIBLINEAR's -C; writes no model")
+    train.add_argument("--c-grid", nargs=3, metavar=("START", "END", "STEPS"),
+                       type=number(float, "--c-grid value", 0.0, True),
+                       help="-C: STEPS values of C log-spaced from START to END (default: "
+                            "LIBLINEAR's, powers of 2 from a data-dependent start up to 1024)")
     train.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,
                        help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
     train.add_argument("-B", dest="bias", type=number(float, "bias"), default=None,
@@ -233,7 +249,7 @@ def build_parser():
                             "directory written by dualsvm convert")
     train.add_argument("model", metavar="MODEL", nargs="?",
                        help="model file (default: FILE's basename + '.model')")
-    train.set_defaults(run="train:run")
+    train.set_defaults(run="train:run", given_C=False)
 
     convert = commands.add_parser(
         "convert", allow_abbrev=False, help="write svmlight files as an on-disk dataset",
@@ -285,15 +301,18 @@ def build_parser():
     demo.set_defaults(run="demo:run")
 
     plot = commands.add_parser(
-        "plot", allow_abbrev=False, help="draw convergence curves from a training trace",
-        description="Draw the convergence curves of a 'dualsvm train --trace' file "
-                    "(needs matplotlib: pip install 'dualsvm[plot]').")
-    plot.add_argument("trace", metavar="TRACE", help="a trace file of 'dualsvm train --trace'")
+        "plot", allow_abbrev=False,
+        help="draw convergence curves, or CV accuracy and fit time against C",
+        description="Draw the convergence curves of a 'dualsvm train --trace' file, or the "
+                    "cross-validation accuracy and fit time against C of a 'dualsvm train -C "
+                    "--trace' file (needs matplotlib: pip install 'dualsvm[plot]').")
+    plot.add_argument("trace", metavar="TRACE",
+                      help="a trace file of 'dualsvm train --trace' or 'dualsvm train -C --trace'")
     plot.add_argument("-o", dest="out", metavar="OUT",
                       help="image file, format by extension (default: TRACE + '.png')")
-    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default="epoch",
+    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default=None,
                       help="horizontal axis (default epoch)")
-    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default="gap",
+    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default=None,
                       help="vertical axis: relative duality gap (default), relative "
                            "suboptimality (P - P*)/P*, or the primal objective")
     plot.add_argument("--optimum", type=number(float, "optimum"), metavar="P*",
