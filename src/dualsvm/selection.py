@@ -303,6 +303,8 @@ max_iter, decision_function_shape, random_state
         The model refitted on all the data (``refit=True``); ``predict`` and
         ``decision_function`` are its.
     classes_ : ndarray
+    n_iter_, primal_, dual_, gap_, status_
+        Those of ``best_estimator_`` (``refit=True``).
     """
 
     _parameter_constraints = {
@@ -375,6 +377,9 @@ max_iter, decision_function_shape, random_state
         self._search(X, y, sample_weight, base,
                      [({"gamma": gamma}, Cs) for gamma in self._gammas()])
         self.gamma_ = self.best_params_["gamma"]
+        if self.refit:
+            for name in ("n_iter_", "primal_", "dual_", "gap_", "status_"):
+                setattr(self, name, getattr(self.best_estimator_, name))
         return self
 
     @available_if(_refitted)
