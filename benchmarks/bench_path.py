@@ -185,7 +185,7 @@ def run_cv(name, X, y, Cs, log):
         # the other's choice scored by ours, on the same folds
         "ours_accuracy_at_sklearn_C": 100 * float(ours_scores[i_sk]),
         "sklearn_accuracy_at_ours_C": 100 * float(sk_scores[i_ours]),
-        "grid_steps_sklearn": abs(i_ours - i_sk),
+        "grid_steps_sklearn": int(abs(i_ours - i_sk)),
         "log2_ratio_liblinear": math.log2(ours.C_ / ll_C),
         "ours_mean_test_score": ours_scores.tolist(), "sklearn_mean_test_score": sk_scores.tolist(),
         "ours_mean_fit_time": ours.cv_results_["mean_fit_time"].tolist(),
@@ -348,7 +348,8 @@ def main(argv=None):
     print(text)
     if not args.quick:
         RESULTS_DIR.mkdir(exist_ok=True)
-        (RESULTS_DIR / f"{args.name}.json").write_text(json.dumps(results, indent=1))
+        (RESULTS_DIR / f"{args.name}.json").write_text(
+            json.dumps(results, indent=1, default=lambda value: value.item()))  # NumPy scalars
         (RESULTS_DIR / f"{args.name}.md").write_text(text)
 
 

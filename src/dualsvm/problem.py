@@ -317,7 +317,7 @@ class KernelDualProblem(BoxDual):
         self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size)
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = self.q.diag + self.diag
-        self._product = None  # (a, Q a) of the last gradient: see gradient
+        self._products = {}  # name -> (v, Q v) of the last product: see product
 
     @property
     def n_samples(self):
@@ -328,41 +328,49 @@ class KernelDualProblem(BoxDual):
 
         Q does not depend on C, so the column cache stays valid and is kept: only
         (D_ii, U_i) change. Partial columns are invalidated (a new solver starts
-        with every variable active); complete ones stay.
+        with every variable active); complete ones stay. When every C_i is
+        scaled by one ratio r, the kept products Q v (see :meth:`product`) are
+        rescaled with it: a start scaled by r then needs no kernel evaluation.
         """
-        self.C = np.asarray(C, dtype=np.float64)
+        C = np.asarray(C, dtype=np.float64)
+        old = self.C
+        self.C = C
         self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
         self.q_diag = self.q.diag + self.diag
         self.q.new_generation()
+        on = old > 0
+        ratio = float(C[on][0] / old[on][0]) if on.any() else 1.0
+        if not np.allclose(C[on], ratio * old[on], rtol=1e-12, atol=0.0) or \
+                (C[~on] != 0).any():
+            self._products = {}
+            return
+        self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
+
+    def product(self, v, name="alpha"):
+        """Q v in float64, by BLAS blocks of the columns of v's support.
+
+        The last product of each ``name`` is kept (and rescaled by :meth:`set_costs`):
+        Q v = Q v_old + Q (v - v_old) then needs only the columns where v differs
+        from v_old. Along a path over C the start is the previous solution scaled,
+        and a solution differs from its start where the solver moved, so the
+        gradients of a warm start and of its final certificate cost a fraction
+        of a full product.
+        """
+        v = np.asarray(v, dtype=np.float64)
+        kept = self._products.get(name)
+        result, change = np.zeros(self.n_samples), v
+        if kept is not None:
+            moved = np.count_nonzero(v != kept[0])
+            if moved < np.count_nonzero(v):
+                result, change = kept[1].copy(), v - kept[0]
+        for cols in self.q.column_chunks(np.flatnonzero(change), self.n_samples):
+            result += self.q.block(None, cols) @ change[cols]
+        self._products[name] = (v.copy(), result.copy())
+        return result
 
     def gradient(self, alpha):
-        """G = (Q + D)a - e, with Q a by BLAS blocks of columns of the support.
-
-        Q a of the last call is kept: when ``alpha`` is a multiple r of that
-        point (a path over C starts from the previous solution scaled by
-        C_new / C_old, see :meth:`set_costs`), Q a = r Q a_old costs O(n) and
-        no kernel evaluation.
-        """
-        product = self._scaled_product(alpha)
-        if product is None:
-            product = np.zeros(self.n_samples)
-            for cols in self.q.column_chunks(np.flatnonzero(alpha), self.n_samples):
-                product += self.q.block(None, cols) @ alpha[cols]
-            self._product = (np.array(alpha, dtype=np.float64), product.copy())
-        return product + self.diag * alpha - 1.0
-
-    def _scaled_product(self, alpha):
-        """r Q a_old when alpha = r a_old (to 1e-12 relative) for the kept a_old, else None."""
-        if self._product is None:
-            return None
-        old, product = self._product
-        scale = float(old @ old)
-        if scale == 0.0:
-            return None
-        ratio = float(alpha @ old) / scale
-        if np.max(np.abs(alpha - ratio * old)) > 1e-12 * np.max(np.abs(alpha), initial=0.0):
-            return None
-        return ratio * product
+        """G = (Q + D)a - e, with Q a from :meth:`product`."""
+        return self.product(alpha) + self.diag * alpha - 1.0
 
     def dual_from_gradient(self, alpha, gradient):
         """D(a) = 1/2 sum_i a_i (1 - G_i)."""
