@@ -236,7 +236,8 @@ def test_command_line_cross_validation_and_refusals(capsys, data_dir):
     for argv, message in ((("-p", 1), "-p is the epsilon"),
                           (("-s", 12, "-t", 2), "linear only"),
                           (("-s", 13, "-w1", 2), "-w weighs classes"),
-                          (("-s", 12, "--exact-bias"), "--exact-bias")):
+                          (("-s", 12, "--exact-bias"), "--exact-bias"),
+                          (("-s", 12, "-C"), "-C (the search for C) is for classification")):
         status, _, err = _cli(capsys, "train", *argv, data)
         assert status == 2 and message in err
 

@@ -13,6 +13,9 @@ module uses is public). An import inside a function only defers a heavy module
 7. Estimators (scikit-learn): :mod:`~dualsvm.base` (what they share: ``from_fit``),
    :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.linear_svr`
    (``LinearSVR``), :mod:`~dualsvm.svc` (``SVC``), each with ``from_fit`` / ``to_fit``;
+   :mod:`~dualsvm.paths` (``c_path``: warm-started paths over C);
+   :mod:`~dualsvm.selection` (``LinearSVCCV``, ``SVCCV``: C and gamma by
+   cross-validation over those paths);
    :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR import/export
    of estimators); :mod:`~dualsvm.plotting`; :mod:`dualsvm.dask.estimator`
    (``dualsvm.dask.LinearSVC``).
@@ -41,15 +44,18 @@ module uses is public). An import inside a function only defers a heavy module
 Only the estimators and ``models`` import scikit-learn (about 1.5 s); the command
 line trains, saves and reports without it, and imports each subcommand's module
 only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.LinearSVR``, ``dualsvm.SVC``,
-``dualsvm.save_model`` and ``dualsvm.load_model`` are imported on first use.
+``dualsvm.save_model``, ``dualsvm.load_model``, ``dualsvm.c_path``,
+``dualsvm.LinearSVCCV`` and ``dualsvm.SVCCV`` are imported on first use.
 """
 
 from .constants import VERSION as __version__
 
-__all__ = ["SVC", "LinearSVC", "LinearSVR", "load_model", "save_model", "__version__"]
+__all__ = ["SVC", "SVCCV", "LinearSVC", "LinearSVCCV", "LinearSVR", "c_path", "load_model",
+           "save_model", "__version__"]
 
 _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr", "SVC": "svc",
-         "save_model": "models", "load_model": "models"}
+         "save_model": "models", "load_model": "models",
+         "c_path": "paths", "LinearSVCCV": "selection", "SVCCV": "selection"}
 
 
 def __getattr__(name):

@@ -15,6 +15,7 @@ import numpy as np
 from .constants import LOSSES
 from .fits import KernelFit
 from .kernels import make_kernel
+from .linear_training import WarmStart
 from .multiclass import one_vs_one, solve_tasks
 from .probability import fold_decision_slices, sigmoid_train
 from .problem import KernelDualProblem
@@ -31,8 +32,8 @@ def _epochs(max_iter, per_epoch):
     return math.inf if max_iter < 0 else math.ceil(max_iter / per_epoch)
 
 
-def _build_smo(problem, tol, *, shrinking, random_state, max_iter):
-    solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state,
+def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+    solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state, alpha=alpha,
                  max_steps=None if max_iter < 0 else max_iter)
     return solver, _epochs(max_iter, solver.steps_per_epoch)
 
@@ -40,8 +41,9 @@ def _build_smo(problem, tol, *, shrinking, random_state, max_iter):
 def _builder(solver_class):
     """build for a solver whose epochs are ``iterations_per_epoch`` iterations (max_iter counts
     iterations), or passes over the data (no such attribute: max_iter counts epochs)."""
-    def build(problem, tol, *, shrinking, random_state, max_iter):
-        solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state)
+    def build(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+        solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state,
+                              alpha=alpha)
         return solver, _epochs(max_iter, getattr(solver, "iterations_per_epoch", 1))
     return build
 
@@ -49,8 +51,8 @@ def _builder(solver_class):
 class KernelSolver(NamedTuple):
     """An entry of :data:`KERNEL_SOLVERS`.
 
-    ``build(problem, tol, *, shrinking, random_state, max_iter) -> (solver, max_epochs)``
-    returns a driver-interface solver (see :mod:`dualsvm.solvers._driver`) and the
+    ``build(problem, tol, *, shrinking, random_state, max_iter, alpha=None) -> (solver,
+    max_epochs)`` returns a driver-interface solver (started from ``alpha``, a warm start) (see :mod:`dualsvm.solvers._driver`) and the
     epoch limit that gives ``max_iter`` (-1: none) in the solver's own iterations;
     ``bias``: the bias mode of the problem it solves; ``losses``: those it accepts.
     """
@@ -80,7 +82,7 @@ def kernel_solver(solver, loss):
     return entry
 
 
-def fit_kernel(X, y, cost, params):
+def fit_kernel(X, y, cost, params, *, start=None, problems=None):
     """Train one binary kernel model per pair of classes (one-vs-one).
 
     Parameters
@@ -94,6 +96,13 @@ def fit_kernel(X, y, cost, params):
         C_i = C * class_weight[y_i] * sample_weight_i; rows of cost 0 are left out.
     params : dict
         :class:`dualsvm.SVC` parameters (``get_params()``).
+    start : WarmStart or None
+        Dual variables to start each pair from (``start.alpha[p]``, in the pair's
+        row order, see :func:`pair_alphas`).
+    problems : list or None
+        The binary problems, kept for the next call on the same X and y with
+        other costs (a path over C): an empty list is filled; a filled one is
+        reused with the new costs, so the kernel column caches carry over.
 
     Returns
     -------
@@ -110,11 +119,19 @@ def fit_kernel(X, y, cost, params):
 
     def build(task):
         rows = task.rows
-        sub = X[np.ix_(rows, rows)] if precomputed else X[rows]
-        problem = KernelDualProblem(sub, task.y, cost[rows], params["loss"], entry.bias, kernel,
-                                    params["cache_size"])
+        p = tasks.index(task)
+        if problems is not None and p < len(problems):
+            problem = problems[p]
+            problem.set_costs(cost[rows])
+        else:
+            sub = X[np.ix_(rows, rows)] if precomputed else X[rows]
+            problem = KernelDualProblem(sub, task.y, cost[rows], params["loss"], entry.bias,
+                                        kernel, params["cache_size"])
+            if problems is not None:
+                problems.append(problem)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
-                                         random_state=generator, max_iter=params["max_iter"])
+                                         random_state=generator, max_iter=params["max_iter"],
+                                         alpha=None if start is None else start.alpha[p])
         return problem, solver, max_epochs
 
     stopping = Stopping(callback=params["callback"], verbose=params["verbose"],
@@ -206,3 +223,59 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
             K = kernel(X[rows[held]], X[train_rows[support]])
         dec[held] = K @ coef + result.intercept
     return dec
+
+
+def pair_alphas(fit, y, cost):
+    """The dual variables of every pair of a :class:`KernelFit`, each in its task's
+    row order (:func:`dualsvm.multiclass.one_vs_one` of the training ``y`` and
+    ``cost``): what :func:`fit_kernel` takes as ``start.alpha``."""
+    label = np.searchsorted(fit.classes_, y)
+    sv_label = label[fit.support_]
+    alphas = []
+    for task in one_vs_one(fit.classes_, y, keep=cost > 0):
+        i, j = task.positive, task.negative
+        coef = np.zeros(len(y))  # y_t alpha_t by training row
+        on_i, on_j = sv_label == i, sv_label == j
+        coef[fit.support_[on_i]] = fit.dual_coef_[j - 1, on_i]
+        coef[fit.support_[on_j]] = fit.dual_coef_[i, on_j]
+        alphas.append(coef[task.rows] * task.y)
+    return alphas
+
+
+def kernel_path(X, y, unit_cost, params, Cs):
+    """Fit one kernel model per C of the increasing ``Cs``, each from the one before.
+
+    Each fit starts from the previous dual variables scaled by C_new / C_old
+    (:meth:`WarmStart.rescaled`; the solver projects them into its box and, for
+    the exact bias, onto y'a = 0), and the binary problems, with their kernel
+    column caches, are kept across the path (:meth:`KernelDualProblem.set_costs`).
+
+    Parameters
+    ----------
+    X, y
+        As for :func:`fit_kernel`.
+    unit_cost : ndarray of shape (n_samples,)
+        C_i / C (costs scale with C).
+    params : dict
+        SVC parameters (``params["C"]`` is replaced by each C).
+    Cs : sequence of float
+        Increasing values of C.
+
+    Yields
+    ------
+    KernelFit
+        The model at each C in turn, with its certificate.
+    """
+    problems = []
+    previous = None
+    for C in Cs:
+        C = float(C)
+        cost = unit_cost * C
+        start = None
+        if previous is not None:
+            start = WarmStart(alpha=pair_alphas(previous[1], y, cost)).rescaled(C / previous[0])
+        fit = fit_kernel(X, y, cost, {**params, "C": C}, start=start, problems=problems)
+        yield fit
+        if "interrupted" in fit.status_:
+            return
+        previous = (C, fit)

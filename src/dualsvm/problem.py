@@ -97,7 +97,8 @@ class BoxDual:
 
     def feasible(self, alpha):
         """A warm start made feasible: zeros for None, else clipped to the box and,
-        for the exact bias, scaled down on one class so that y'a = 0 holds."""
+        for the exact bias, scaled down on one class so that y'a = 0 holds (values
+        within 1e-12 relative of their bound are put on it)."""
         if alpha is None:
             return np.zeros(self.n_samples)
         alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, self.upper_bound)
@@ -108,6 +109,11 @@ class BoxDual:
                 alpha[positive] *= sn / sp
             elif sn > sp and sn > 0:
                 alpha[~positive] *= sp / sn
+        # A start scaled from another C (a path) lands within rounding of its bound:
+        # put it on the bound, or it looks free to the KKT tests and the bias while
+        # no step can move it (CGD's pair gains vanish).
+        near = (alpha < self.upper_bound) & (alpha >= self.upper_bound * (1.0 - 1e-12))
+        alpha[near] = self.upper_bound[near]
         return alpha
 
     def movable(self):
@@ -415,17 +421,60 @@ class KernelDualProblem(BoxDual):
         self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size)
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = self.q.diag + self.diag
+        self._products = {}  # name -> (v, Q v) of the last product: see product
 
     @property
     def n_samples(self):
         return self.X.shape[0]
 
+    def set_costs(self, C):
+        """Take new costs C_i for the same rows, labels and kernel (a path over C).
+
+        Q does not depend on C, so the column cache stays valid and is kept: only
+        (D_ii, U_i) change. Partial columns are invalidated (a new solver starts
+        with every variable active); complete ones stay. When every C_i is
+        scaled by one ratio r, the kept products Q v (see :meth:`product`) are
+        rescaled with it: a start scaled by r then needs no kernel evaluation.
+        """
+        C = np.asarray(C, dtype=np.float64)
+        old = self.C
+        self.C = C
+        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
+        self.q_diag = self.q.diag + self.diag
+        self.q.new_generation()
+        on = old > 0
+        ratio = float(C[on][0] / old[on][0]) if on.any() else 1.0
+        if not np.allclose(C[on], ratio * old[on], rtol=1e-12, atol=0.0) or \
+                (C[~on] != 0).any():
+            self._products = {}
+            return
+        self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
+
+    def product(self, v, name="alpha"):
+        """Q v in float64, by BLAS blocks of the columns of v's support.
+
+        The last product of each ``name`` is kept (and rescaled by :meth:`set_costs`):
+        Q v = Q v_old + Q (v - v_old) then needs only the columns where v differs
+        from v_old. Along a path over C the start is the previous solution scaled,
+        and a solution differs from its start where the solver moved, so the
+        gradients of a warm start and of its final certificate cost a fraction
+        of a full product.
+        """
+        v = np.asarray(v, dtype=np.float64)
+        kept = self._products.get(name)
+        result, change = np.zeros(self.n_samples), v
+        if kept is not None:
+            moved = np.count_nonzero(v != kept[0])
+            if moved < np.count_nonzero(v):
+                result, change = kept[1].copy(), v - kept[0]
+        for cols in self.q.column_chunks(np.flatnonzero(change), self.n_samples):
+            result += self.q.block(None, cols) @ change[cols]
+        self._products[name] = (v.copy(), result.copy())
+        return result
+
     def gradient(self, alpha):
-        """G = (Q + D)a - e from scratch, by BLAS blocks of columns of the support."""
-        grad = self.diag * alpha - 1.0
-        for cols in self.q.column_chunks(np.flatnonzero(alpha), self.n_samples):
-            grad += self.q.block(None, cols) @ alpha[cols]
-        return grad
+        """G = (Q + D)a - e, with Q a from :meth:`product`."""
+        return self.product(alpha) + self.diag * alpha - 1.0
 
     def dual_from_gradient(self, alpha, gradient):
         """D(a) = 1/2 sum_i a_i (1 - G_i)."""

@@ -11,7 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -25,7 +25,7 @@ from sklearn.utils.multiclass import _ovr_decision_function
 from .base import FitMixin
 from .constants import KERNELS, LOSSES
 from .fits import pair_coefficients
-from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_solver
+from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_path, kernel_solver
 from .validation import sample_costs, training_data
 
 
@@ -181,17 +181,22 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        X, y, unit_cost = self._training_inputs(X, y, sample_weight)
+        return self._take_fit(fit_kernel(X, y, unit_cost * self.C, self.get_params(deep=False)))
+
+    def _training_inputs(self, X, y, sample_weight):
+        """Validated (X, y) and the costs at C = 1, C_i / C (they scale with C)."""
         kernel_solver(self.solver, self.loss)  # an unknown solver or a wrong loss: before the data
         X, y, classes = training_data(self, X, y)
-        cost = sample_costs(self.C, self.class_weight, y, classes, sample_weight)
+        unit_cost = sample_costs(1.0, self.class_weight, y, classes, sample_weight)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
                                  f"kernel matrix; X has shape {X.shape}")
             X = X.toarray() if sp.issparse(X) else X
-        if not (cost > 0).any():
+        if not (unit_cost > 0).any():
             raise ValueError("every sample has zero weight (sample_weight or class_weight)")
-        return self._take_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
+        return X, y, unit_cost
 
     def to_fit(self):
         """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold)."""
@@ -278,3 +283,19 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+
+def svc_path(estimator, X, y, Cs, *, sample_weight=None):
+    """Fitted clones of an :class:`SVC`, one per C of the increasing ``Cs``, each
+    started from the one before, with the kernel column caches kept across the
+    path (see :func:`dualsvm.c_path`); a generator."""
+    estimator = clone(estimator)
+    estimator._validate_params()
+    X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
+    names = getattr(estimator, "feature_names_in_", None)
+    for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs):
+        model = clone(estimator).set_params(C=fit.params["C"])
+        model._take_fit(fit)
+        if names is not None:
+            model.feature_names_in_ = names
+        yield model

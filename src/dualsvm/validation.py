@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .data import format_label
 
-__all__ = ["balanced_class_weight", "canonical", "check_classes", "class_weights",
+__all__ = ["balanced_class_weight", "canonical", "check_classes", "check_grid", "class_weights",
            "random_generator", "sample_costs", "sample_weights", "training_data"]
 
 
@@ -130,3 +130,17 @@ def training_data(estimator, X, y):
     X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C")
     check_classification_targets(y)
     return canonical(X), y, check_classes(y)
+
+
+def check_grid(values, name="Cs"):
+    """A grid of C values as a float64 array: finite, > 0 and strictly increasing
+    (a path over C starts each fit from the smaller C before it)."""
+    grid = np.asarray(values, dtype=np.float64)
+    if grid.ndim != 1 or len(grid) == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got {values!r}")
+    if not np.isfinite(grid).all() or (grid <= 0).any():
+        raise ValueError(f"{name} must hold finite values > 0, got {values!r}")
+    if (np.diff(grid) <= 0).any():
+        raise ValueError(f"{name} must be strictly increasing (a path starts every fit from "
+                         f"the smaller C before it), got {values!r}; sort it")
+    return grid

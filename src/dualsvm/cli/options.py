@@ -12,6 +12,8 @@ ADVICE = "Increase --max-iter or --time-limit, or loosen -e."
 #: Flags that only training on a dataset directory uses (destination, flag).
 DIRECTORY_FLAGS = (("memory", "--memory"), ("method", "--method"),
                    ("checkpoint", "--checkpoint"), ("resume", "--resume"))
+#: The search for C (LIBLINEAR's -C), for linear models trained from a file only.
+SEARCH_FLAGS = (("find_C", "-C"), ("c_grid", "--c-grid"))
 
 
 def given(args, dest):

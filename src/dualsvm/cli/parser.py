@@ -49,6 +49,15 @@ def refuse(flag, why):
     return UsageError(f"{PROG} train", f"{flag} {why}")
 
 
+class _Given(argparse.Action):
+    """Store the value and record that the option was given (``given_<dest>``): an
+    option whose default is a value (``-c``) can still be refused where it does not apply."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"given_{self.dest}", True)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors raised to main() instead of sys.exit."""
 
@@ -169,7 +178,14 @@ def build_parser():
                        metavar="EPSILON", help="epsilon of the epsilon-insensitive loss of "
                                                "-s 12 and -s 13 (default 0.1)")
     train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=1.0,
-                       help="cost C > 0 (default 1)")
+                       action=_Given, help="cost C > 0 (default 1); with -C: the first C tried")
+    train.add_argument("-C", dest="find_C", action="store_true",
+                       help="find the best C by cross validation over a warm-started path "
+                            "(-v folds, default 5), like LIBLINEAR's -C; writes no model")
+    train.add_argument("--c-grid", nargs=3, metavar=("START", "END", "STEPS"),
+                       type=number(float, "--c-grid value", 0.0, True),
+                       help="-C: STEPS values of C log-spaced from START to END (default: "
+                            "LIBLINEAR's, powers of 2 from a data-dependent start up to 1024)")
     train.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,
                        help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
     train.add_argument("-B", dest="bias", type=number(float, "bias"), default=None,
@@ -211,7 +227,8 @@ def build_parser():
     train.add_argument("--json", action="store_true",
                        help="print a JSON summary on stdout (messages go to stderr)")
     train.add_argument("--trace", metavar="FILE",
-                       help="write the per-epoch history as JSON lines")
+                       help="write the per-epoch history as JSON lines (with -C: the CV "
+                            "accuracy and fit time of every C, for dualsvm plot)")
     train.add_argument("--memory", type=number(float, "memory", 0.0, True), metavar="MB",
                        help="a dataset directory (dualsvm convert) is trained out of core "
                             "with rows in memory bounded by MB (default 1024); with "
@@ -241,7 +258,7 @@ def build_parser():
                             "directory written by dualsvm convert")
     train.add_argument("model", metavar="MODEL", nargs="?",
                        help="model file (default: FILE's basename + '.model')")
-    train.set_defaults(run="train:run")
+    train.set_defaults(run="train:run", given_C=False)
 
     convert = commands.add_parser(
         "convert", allow_abbrev=False, help="write svmlight files as an on-disk dataset",
@@ -293,15 +310,18 @@ def build_parser():
     demo.set_defaults(run="demo:run")
 
     plot = commands.add_parser(
-        "plot", allow_abbrev=False, help="draw convergence curves from a training trace",
-        description="Draw the convergence curves of a 'dualsvm train --trace' file "
-                    "(needs matplotlib: pip install 'dualsvm[plot]').")
-    plot.add_argument("trace", metavar="TRACE", help="a trace file of 'dualsvm train --trace'")
+        "plot", allow_abbrev=False,
+        help="draw convergence curves, or CV accuracy and fit time against C",
+        description="Draw the convergence curves of a 'dualsvm train --trace' file, or the "
+                    "cross-validation accuracy and fit time against C of a 'dualsvm train -C "
+                    "--trace' file (needs matplotlib: pip install 'dualsvm[plot]').")
+    plot.add_argument("trace", metavar="TRACE",
+                      help="a trace file of 'dualsvm train --trace' or 'dualsvm train -C --trace'")
     plot.add_argument("-o", dest="out", metavar="OUT",
                       help="image file, format by extension (default: TRACE + '.png')")
-    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default="epoch",
+    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default=None,
                       help="horizontal axis (default epoch)")
-    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default="gap",
+    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default=None,
                       help="vertical axis: relative duality gap (default), relative "
                            "suboptimality (P - P*)/P*, or the primal objective")
     plot.add_argument("--optimum", type=number(float, "optimum"), metavar="P*",

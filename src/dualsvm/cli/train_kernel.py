@@ -9,8 +9,8 @@ from ..data import read_svmlight, with_width
 from ..kernel_training import fit_kernel
 from ..persistence.kernel import save_kernel
 from ..validation import check_classes, sample_costs
-from .options import ADVICE, DIRECTORY_FLAGS, class_weight, model_path, refuse_given, \
-    refuse_regression
+from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
+    refuse_given, refuse_regression
 from .parser import PROG, CommandError, UsageError, refuse
 from .report import Reporter
 
@@ -24,6 +24,8 @@ def run(args):
                            "(unregularised) bias")
     if args.folds is not None:
         raise refuse("-v", "(cross validation) is not available for kernel models")
+    refuse_given(args, SEARCH_FLAGS, "(the search for C) is for linear models; for kernel "
+                                     "models use dualsvm.SVCCV or dualsvm.c_path in Python")
     refuse_given(args, (("gap_tol", "--gap-tol"),),
                  "is for linear models; kernel models stop on LIBSVM's -e")
     refuse_given(args, (("cyclic", "--cyclic"),),

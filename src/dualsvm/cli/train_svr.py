@@ -9,7 +9,8 @@ import numpy as np
 from ..data import read_svmlight
 from ..linear_training import fit_linear_svr
 from ..persistence.linear import save_linear_svr
-from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, model_path, refuse_given
+from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, augmented_bias, model_path, \
+    refuse_given
 from .parser import LIBLINEAR_TYPES, CommandError, refuse
 from .report import Reporter
 
@@ -25,6 +26,7 @@ def run(args):
                  "is for classification; LIBLINEAR's regression has the -B bias only")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
+    refuse_given(args, SEARCH_FLAGS, "(the search for C) is for classification (-s 1, -s 3)")
     if args.folds is not None and args.trace:
         raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
     report = Reporter(args.quiet, args.json, args.trace)

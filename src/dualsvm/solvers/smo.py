@@ -66,10 +66,9 @@ class SMO:
         p = problem
         self.alpha = p.feasible(alpha)
         self.G = -np.ones(n) if alpha is None else p.gradient(self.alpha)
-        self.G_bar = np.zeros(n)
-        upper = np.flatnonzero(self.alpha >= p.upper_bound)
-        for cols in p.q.column_chunks(upper, n):
-            self.G_bar += p.q.block(None, cols) @ p.upper_bound[cols]
+        # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept)
+        self.G_bar = p.product(np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0),
+                               "bounded")
         self.active = np.arange(n, dtype=np.int64)
         self.state = new_smo_state(n)
         # the violation of the last selection and the objective f(a) = -D(a)
