@@ -82,13 +82,15 @@ def test_both_branches_of_the_peer_comparison_are_exercised(housing):
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_default_tol_matches_liblinear_default_run(housing, loss):
-    """At LIBLINEAR's own -e 0.1 both stop early; the objectives are close, not equal."""
+    """At LIBLINEAR's own -e 0.1 both stop early: ours is no worse than LIBLINEAR's run
+    (within 5%; LIBLINEAR's unseeded order makes its early stop vary, by 20x on housing
+    with the L1 loss depending on the C library's rand() state)."""
     X, y = housing
     w_peer, _, _ = liblinear_svr(X, y, loss=loss, C=1.0, epsilon=0.1, eps=0.1, bias=1.0)
     model = LinearSVR(loss=loss, C=1.0, epsilon=0.1, tol=0.1, random_state=0).fit(X, y)
     kwargs = dict(loss=loss, C=1.0, epsilon=0.1, bias="augmented")
     ours, peer = svr_primal(X, y, _weights(model), **kwargs), svr_primal(X, y, w_peer, **kwargs)
-    assert abs(ours - peer) <= 0.05 * peer
+    assert ours <= 1.05 * peer
 
 
 @pytest.mark.parametrize("loss", LOSSES)
