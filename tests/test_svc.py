@@ -111,7 +111,7 @@ def test_sample_weight_zero_equals_removing_rows():
 def test_memory_stays_within_cache_size_data_and_n_vectors(load):
     X, y = load("a8a.bz2")
     X, y = X[:6000], y[:6000]  # 2338 support vectors: the 2 MB cache fills and shrinking runs
-    SVC(cache_size=2, max_iter=5).fit(X[:100], y[:100])  # compile outside the trace
+    SVC(cache_size=2).fit(X[:1000], y[:1000])  # compile outside the trace (shrinking too)
     tracemalloc.start()
     try:
         SVC(cache_size=2).fit(X, y)

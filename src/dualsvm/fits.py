@@ -93,16 +93,18 @@ class KernelFit(_Fit):
     gap_: np.ndarray = None
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
+    solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
 
     def decision_ovo(self, X):
         """LIBSVM's decision values, (n, n_pairs); X as in training (for
         'precomputed': the (n, n_train) kernel against the training rows)."""
+        coef = pair_coefficients(self.dual_coef_, self.n_support_).T
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
-        else:
-            K = self.kernel(X, self.support_vectors_)
-        return K @ pair_coefficients(self.dual_coef_, self.n_support_).T + self.intercept_
+            return K @ coef + self.intercept_
+        # by tiles of rows, the kernel values never stored (memory O(n n_pairs))
+        return self.kernel.times(X, self.support_vectors_, coef) + self.intercept_
 
     def predict(self, X):
         """One-vs-one votes as LIBSVM counts them (ties: the first class)."""

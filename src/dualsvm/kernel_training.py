@@ -21,6 +21,7 @@ from .solvers.cgd import CGD
 from .solvers.dual_pgd import DualPGD
 from .solvers.kernel_dcd import KernelDCD
 from .solvers.smo import SMO
+from .solvers.ws_smo import WorkingSetSMO
 from .validation import random_generator
 
 
@@ -58,19 +59,42 @@ class KernelSolver(NamedTuple):
     losses: tuple
 
 
-#: SVC's ``solver`` values.
+#: SVC's ``solver`` values ('auto' picks 'ws' or 'smo' per fit: :func:`choose_solver`).
 KERNEL_SOLVERS = {
     "smo": KernelSolver(_build_smo, "exact", LOSSES),
+    "ws": KernelSolver(_builder(WorkingSetSMO), "exact", LOSSES),
     "cgd": KernelSolver(_builder(CGD), "exact", LOSSES),
     "dcd": KernelSolver(_builder(KernelDCD), "none", LOSSES),
     "pgd": KernelSolver(_builder(DualPGD), "exact", LOSSES),
 }
 
 
-def kernel_solver(solver, loss):
-    """KERNEL_SOLVERS[solver], or a clear error for an unknown solver or a wrong loss."""
+#: 'auto' takes the working-set solver from this many training rows on (below, SMO's
+#: cache holds most of Q and both are fast; see benchmarks/README.md, "Kernel solvers").
+AUTO_MIN_ROWS = 5000
+
+
+def choose_solver(params, n_samples):
+    """What ``solver='auto'`` trains with: 'ws' (large working sets) unless the problem
+    is small (``AUTO_MIN_ROWS``), the kernel precomputed, or shrinking turned off (the
+    working-set solver has none); then 'smo'."""
+    if (params["kernel"] == "precomputed" or not params["shrinking"]
+            or n_samples < AUTO_MIN_ROWS):
+        return "smo"
+    return "ws"
+
+
+def kernel_solver(solver, loss, shrinking=True):
+    """KERNEL_SOLVERS[solver], or a clear error for an unknown solver, a wrong loss, or
+    shrinking=False with the working-set solver (which has no shrinking to turn off)."""
+    if solver == "auto":
+        solver = "smo"  # both accept every loss; the choice itself waits for the data
     if solver not in KERNEL_SOLVERS:
-        raise ValueError(f"solver must be one of {sorted(KERNEL_SOLVERS)}, got {solver!r}")
+        raise ValueError(f"solver must be one of {sorted(KERNEL_SOLVERS) + ['auto']}, "
+                         f"got {solver!r}")
+    if solver == "ws" and not shrinking:
+        raise ValueError("solver='ws' has no shrinking to turn off: use solver='smo' (or "
+                         "'auto') with shrinking=False")
     entry = KERNEL_SOLVERS[solver]
     if loss not in entry.losses:
         raise ValueError(f"solver={solver!r} does not solve loss={loss!r}; it solves "
@@ -91,13 +115,20 @@ def fit_kernel(X, y, cost, params):
     cost : ndarray of shape (n_samples,)
         C_i = C * class_weight[y_i] * sample_weight_i; rows of cost 0 are left out.
     params : dict
-        :class:`dualsvm.SVC` parameters (``get_params()``).
+        :class:`dualsvm.SVC` parameters (``get_params()``); ``solver='auto'`` is
+        resolved by :func:`choose_solver` (the result is the fit's ``solver_used_``).
 
     Returns
     -------
     KernelFit
     """
-    entry = kernel_solver(params["solver"], params["loss"])
+    solver = params["solver"]
+    if solver == "auto":
+        solver = choose_solver(params, X.shape[0])
+    if solver == "ws" and params["kernel"] == "precomputed":
+        raise ValueError("solver='ws' needs the data rows, not a precomputed kernel matrix: "
+                         "use solver='smo' or 'auto'")
+    entry = kernel_solver(solver, params["loss"], params["shrinking"])
     kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
                          coef0=params["coef0"], X=X)
     precomputed = kernel.name == "precomputed"
@@ -144,4 +175,5 @@ def fit_kernel(X, y, cost, params):
         gap_=np.array([r.gap for r in results]),
         status_=[r.status for r in results],
         history_=[r.history for r in results],
+        solver_used_=solver,
     )

@@ -317,11 +317,9 @@ class KernelDualProblem(BoxDual):
         return self.X.shape[0]
 
     def gradient(self, alpha):
-        """G = (Q + D)a - e from scratch, by BLAS blocks of columns of the support."""
-        grad = self.diag * alpha - 1.0
-        for cols in self.q.column_chunks(np.flatnonzero(alpha), self.n_samples):
-            grad += self.q.block(None, cols) @ alpha[cols]
-        return grad
+        """G = (Q + D)a - e from scratch, Q a by blocks of the support's columns."""
+        support = np.flatnonzero(alpha)
+        return self.diag * alpha - 1.0 + self.q.times(support, alpha[support])
 
     def dual_from_gradient(self, alpha, gradient):
         """D(a) = 1/2 sum_i a_i (1 - G_i)."""
