@@ -55,7 +55,7 @@ def _max_violation(problem, alpha):
 
 @pytest.mark.parametrize("dense", [False, True], ids=["csr", "dense"])
 @pytest.mark.parametrize("name,params", KERNELS)
-@pytest.mark.parametrize("data", ["heart_scale", "a9a_1500", "svmguide1_800"])
+@pytest.mark.parametrize("data", ["heart_scale", "a9a_1000", "svmguide1_800"])
 def test_dual_equals_libsvm_at_tight_tol(load, data, name, params, dense):
     X, y, q = _sets(load)[data]
     y = np.where(y == np.unique(y)[1], 1.0, -1.0)
@@ -138,16 +138,18 @@ def test_working_set_size_follows_the_cache():
 
 
 def test_auto_choice_and_refusals(load):
-    params = {"kernel": "rbf", "shrinking": True}
-    assert choose_solver(params, AUTO_MIN_ROWS) == "ws"
-    assert choose_solver(params, AUTO_MIN_ROWS - 1) == "smo"
+    params = {"kernel": "rbf", "shrinking": True, "cache_size": 100}
+    assert choose_solver(params, 50000) == "ws"  # the cache holds 1% of Q
+    assert choose_solver(params, 10000) == "smo"  # 26%
+    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS) == "ws"
+    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1) == "smo"
     assert choose_solver({**params, "shrinking": False}, 10**6) == "smo"
     assert choose_solver({**params, "kernel": "precomputed"}, 10**6) == "smo"
     X, y = load("heart_scale")
     assert SVC().fit(X, y).solver_used_ == "smo"  # small: SMO
     X, y = load("a9a.bz2")
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        model = SVC(max_iter=3).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])
+        model = SVC(max_iter=3, cache_size=1).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])
     assert model.solver_used_ == "ws" and model.n_iter_[0] == 3
     with pytest.raises(ValueError, match="no shrinking"):
         SVC(solver="ws", shrinking=False).fit(X[:50], y[:50])

@@ -144,10 +144,10 @@ def _best(score, member, chosen, k, sign):
 def gather_block(slots, ws_slots, ws, out):
     """out[a, b] = Q[ws[a], ws[b]] from the complete columns in ``slots``."""
     q = len(ws)
-    for a in range(q):
+    for a in range(q):  # row a from column a: Q is symmetric, and rows are contiguous
         column = slots[ws_slots[a]]
         for b in range(q):
-            out[b, a] = column[ws[b]]
+            out[a, b] = column[ws[b]]
 
 
 @njit(cache=True, nogil=True)
