@@ -19,8 +19,8 @@ one block of kernel values, computed here in tiles of rows:
 as complete columns with the labels applied (LIBSVM stores its kernel columns in
 float32 too; :meth:`QMatrix.fill_columns <dualsvm.kernels.QMatrix.fill_columns>`),
 so the columns computed in bulk are also cached; :func:`block_values` returns
-a float64 block of a QMatrix's rows (its gradients), :func:`kernel_block` one of
-new rows (prediction).
+a float64 block of a QMatrix's rows (its gradients), :func:`kernel_times` the
+product of new rows' kernel values with coefficients (prediction).
 
 Memory: ``Zt`` (8 d m bytes) and one tile per thread (8 TILE_ROWS m bytes).
 """
@@ -255,19 +255,6 @@ def _compiled_rows(X):
                                      else np.int64),
                 np.ascontiguousarray(indptr, dtype=np.int64))
     return np.ascontiguousarray(rows, dtype=np.float64)
-
-
-def kernel_block(kernel, X, Zt, sq_cols):
-    """K(X, Z) as a float64 (len(X), m) array, Z given as ``Zt`` (see :func:`dense_points`)
-    with its squared norms."""
-    prefer_workqueue()
-    rows = _compiled_rows(X)
-    n = X.shape[0]
-    sq_rows = _squared(rows, n)
-    out = np.empty((n, len(sq_cols)))
-    _block(rows, np.arange(n, dtype=np.int64), sq_rows, Zt,
-           np.ascontiguousarray(sq_cols, dtype=np.float64), kernel.params, out)
-    return out
 
 
 @njit(cache=True, nogil=True)
