@@ -123,16 +123,18 @@ class KernelFit(_Fit):
     history_: list = field(default_factory=list)
     probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs
     probB_: np.ndarray = None
+    solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
 
     def decision_ovo(self, X):
         """LIBSVM's decision values, (n, n_pairs); X as in training (for
         'precomputed': the (n, n_train) kernel against the training rows)."""
+        coef = pair_coefficients(self.dual_coef_, self.n_support_).T
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
-        else:
-            K = self.kernel(X, self.support_vectors_)
-        return K @ pair_coefficients(self.dual_coef_, self.n_support_).T + self.intercept_
+            return K @ coef + self.intercept_
+        # by tiles of rows, the kernel values never stored (memory O(n n_pairs))
+        return self.kernel.times(X, self.support_vectors_, coef) + self.intercept_
 
     def predict_proba(self, X):
         """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its

@@ -451,7 +451,7 @@ class KernelDualProblem(BoxDual):
         self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
 
     def product(self, v, name="alpha"):
-        """Q v in float64, by BLAS blocks of the columns of v's support.
+        """Q v in float64, by tiles of the columns of v's support (``QMatrix.times``).
 
         The last product of each ``name`` is kept (and rescaled by :meth:`set_costs`):
         Q v = Q v_old + Q (v - v_old) then needs only the columns where v differs
@@ -467,8 +467,9 @@ class KernelDualProblem(BoxDual):
             moved = np.count_nonzero(v != kept[0])
             if moved < np.count_nonzero(v):
                 result, change = kept[1].copy(), v - kept[0]
-        for cols in self.q.column_chunks(np.flatnonzero(change), self.n_samples):
-            result += self.q.block(None, cols) @ change[cols]
+        cols = np.flatnonzero(change)
+        if len(cols):
+            result += self.q.times(cols, change[cols])
         self._products[name] = (v.copy(), result.copy())
         return result
 

@@ -56,9 +56,13 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         Constant term of 'poly' and 'sigmoid'.
     loss : {'hinge', 'squared_hinge'}, default='hinge'
         'hinge' is LIBSVM's C-SVC.
-    solver : {'smo', 'cgd', 'dcd', 'pgd'}, default='smo'
+    solver : {'auto', 'ws', 'smo', 'cgd', 'dcd', 'pgd'}, default='auto'
         'smo': SMO decomposition with second-order working sets and shrinking
-        (LIBSVM's algorithm; exact bias). 'cgd', 'dcd' (no bias), 'pgd': see
+        (LIBSVM's algorithm; exact bias). 'ws': the same dual by large working
+        sets whose kernel columns are computed in bulk (ThunderSVM's design; no
+        shrinking, no precomputed kernel). 'auto': 'ws' when the cache holds less than
+        15% of the kernel columns (and n >= 5000), else 'smo'
+        (``dualsvm.kernel_training.choose_solver``); ``solver_used_`` says which. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.kernel_training.KERNEL_SOLVERS``.
     tol : float, default=1e-3
         LIBSVM's ``-e``: stop when the maximal KKT violation is below tol.
@@ -69,7 +73,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C per class.
     max_iter : int, default=-1
-        Iterations per binary problem (SMO steps for 'smo'); -1: no limit.
+        Iterations per binary problem (SMO steps for 'smo', working sets for
+        'ws'); -1: no limit.
     time_limit : float or None, default=None
         Seconds after which training stops with the current models.
     callback : callable or None, default=None
@@ -108,6 +113,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     primal_, dual_, gap_ : ndarray of shape (n_pairs,)
         Primal and dual objectives and relative duality gap per binary problem.
     status_ : list of str
+    solver_used_ : str
+        The solver that trained the model ('ws' or 'smo' for ``solver='auto'``).
     history_ : list of list of dict
         Per binary problem, one record per epoch (epoch, seconds, primal, dual, gap,
         violation, active_size, and for kernel solvers iterations,
@@ -124,7 +131,7 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
         "coef0": [Interval(Real, None, None, closed="neither")],
         "loss": [StrOptions(set(LOSSES))],
-        "solver": [StrOptions(set(KERNEL_SOLVERS))],
+        "solver": [StrOptions(set(KERNEL_SOLVERS) | {"auto"})],
         "tol": [Interval(Real, 0.0, None, closed="neither")],
         "cache_size": [Interval(Real, 0.0, None, closed="neither")],
         "shrinking": ["boolean"],
@@ -140,7 +147,7 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
-                 loss="hinge", solver="smo", tol=1e-3, cache_size=200, shrinking=True,
+                 loss="hinge", solver="auto", tol=1e-3, cache_size=200, shrinking=True,
                  class_weight=None, max_iter=-1, time_limit=None, callback=None, verbose=0,
                  decision_function_shape="ovr", probability=False, break_ties=False,
                  random_state=None):
@@ -186,7 +193,7 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
 
     def _training_inputs(self, X, y, sample_weight):
         """Validated (X, y) and the costs at C = 1, C_i / C (they scale with C)."""
-        kernel_solver(self.solver, self.loss)  # an unknown solver or a wrong loss: before the data
+        kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
         X, y, classes = training_data(self, X, y)
         unit_cost = sample_costs(1.0, self.class_weight, y, classes, sample_weight)
         if self.kernel == "precomputed":

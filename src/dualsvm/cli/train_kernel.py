@@ -54,7 +54,7 @@ def run(args):
         C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
         gamma="auto" if args.gamma is None else args.gamma,
         coef0=0.0 if args.coef0 is None else args.coef0,
-        loss="squared_hinge" if args.solver == 1 else "hinge", solver="smo",
+        loss="squared_hinge" if args.solver == 1 else "hinge", solver="auto",
         tol=LIBSVM_TOL if args.tol is None else args.tol,
         cache_size=LIBSVM_CACHE_MB if args.cache_size is None else args.cache_size,
         shrinking=not args.no_shrinking and args.shrinking is not False,
@@ -70,7 +70,7 @@ def run(args):
     report.finished(fit, ADVICE)
     report(f"Total nSV = {len(fit.support_)}")
     report.save(fit, path, save_kernel)
-    report.summary({"data": args.file, "model": path, "solver": "smo",
+    report.summary({"data": args.file, "model": path, "solver": fit.solver_used_,
                     "kernel": fit.kernel.to_dict(), "loss": params["loss"], "C": args.C,
                     "bias": "exact", "n_samples": int(X.shape[0]),
                     "n_features": int(X.shape[1]), "seconds": seconds,

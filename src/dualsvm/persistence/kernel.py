@@ -5,7 +5,8 @@ Same container and safety as linear models (:mod:`.container`), with these entri
 ``metadata``
     as for linear models, plus ``kernel`` (``{"kernel", "gamma", "degree",
     "coef0"}``, gamma resolved to a number) and ``n_support`` (list of int);
-    ``n_iter`` is a list (one per pair of classes).
+    ``n_iter`` is a list (one per pair of classes); ``solver_used`` the solver
+    that trained the model (``"smo"``, ``"ws"``; absent in older files).
 ``classes_``
     sorted, unique labels (n_classes,).
 ``support_``
@@ -46,6 +47,7 @@ def save_kernel(fit, path):
         "n_classes": int(len(fit.classes_)),
         "n_support": [int(v) for v in fit.n_support_],
         "n_iter": [int(v) for v in fit.n_iter_],
+        "solver_used": fit.solver_used_,
         **certificate_to_json(fit),
     }
     arrays = {
@@ -126,6 +128,9 @@ def read_kernel(path, meta, arrays):
     if n_iter is not None and not (isinstance(n_iter, list) and len(n_iter) == n_pairs
                                    and all(isinstance(v, int) for v in n_iter)):
         raise bad(f"n_iter {n_iter!r}")
+    solver_used = meta.get("solver_used", "")
+    if not isinstance(solver_used, str):
+        raise bad(f"solver_used {solver_used!r}")
     certificate = certificate_from_json(meta, n_pairs, bad)
     if certificate["status_"] is None:
         certificate["status_"] = ["unknown"] * n_pairs
@@ -137,4 +142,5 @@ def read_kernel(path, meta, arrays):
                      n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
                      intercept_=intercept, n_features_in_=d,
                      n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64),
-                     probA_=arrays.get("probA_"), probB_=arrays.get("probB_"), **certificate)
+                     probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
+                     solver_used_=solver_used, **certificate)
