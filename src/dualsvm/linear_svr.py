@@ -31,7 +31,7 @@ from .validation import canonical, sample_weights
 class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
     """Linear support vector regression trained by dual coordinate descent.
 
-    Solves LIBLINEAR's ``-s 13`` (L1-loss) and ``-s 12`` (L2-loss) problems
+    Solves LIBLINEAR's ``-s 13`` (L1-loss) and ``-s 12`` (L2-loss) problems::
 
         min_w 1/2 w'w + sum_i C_i loss(y_i - w'x_i - b),   C_i = C * sample_weight_i,
         loss(r) = max(0, |r| - epsilon)  or  max(0, |r| - epsilon)^2,

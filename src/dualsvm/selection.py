@@ -184,7 +184,7 @@ shrinking, class_weight, random_state
     best_index_, best_score_, best_params_, n_splits_, scorer_, refit_time_
         As GridSearchCV's.
     best_estimator_ : LinearSVC
-        The model refitted at C_ on all the data (``refit=True``).
+        The model refitted at ``C_`` on all the data (``refit=True``).
     classes_, coef_, intercept_, primal_, dual_, gap_, n_iter_, status_
         Those of ``best_estimator_`` (``refit=True``; ``classes_`` always).
     """
