@@ -4,6 +4,7 @@ import contextlib
 import os
 import signal
 import tempfile
+import threading
 
 
 def atomic_write(path, write):
@@ -37,15 +38,27 @@ def atomic_write(path, write):
 
 @contextlib.contextmanager
 def _sigint_deferred():
-    """Hold SIGINT back (delivered on exit) where the platform allows it."""
-    if not hasattr(signal, "pthread_sigmask"):
+    """Hold Ctrl-C back (delivered on exit).
+
+    A Python-level handler, not a blocked signal mask: the kernel may deliver SIGINT
+    to any thread of the process (BLAS and Numba threads do not block it), and
+    Python then raises KeyboardInterrupt in the main thread all the same. Python
+    runs signal handlers in the main thread only, so elsewhere nothing needs holding.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
 
 
 def new_file_mode(path):
