@@ -11,7 +11,8 @@ module uses is public). An import inside a function only defers a heavy module
 8. Command line: :mod:`dualsvm.cli` (``__init__``: ``main``; ``parser``; one module
    per subcommand; ``report``: the one reporter of traces and summaries).
 7. Estimators (scikit-learn): :mod:`~dualsvm.base` (what they share: ``from_fit``),
-   :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.svc` (``SVC``), each
+   :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.svc` (``SVC``),
+   :mod:`~dualsvm.family` (``NuSVC``, ``OneClassSVM``, ``SVR``, ``NuSVR``), each
    with ``from_fit`` / ``to_fit``;
    :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR import/export
    of estimators); :mod:`~dualsvm.plotting`; :mod:`dualsvm.dask.estimator`
@@ -45,9 +46,11 @@ only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.SVC``,
 
 from .constants import VERSION as __version__
 
-__all__ = ["SVC", "LinearSVC", "load_model", "save_model", "__version__"]
+__all__ = ["SVC", "SVR", "LinearSVC", "NuSVC", "NuSVR", "OneClassSVM", "load_model", "save_model",
+           "__version__"]
 
-_LAZY = {"LinearSVC": "linear_svc", "SVC": "svc", "save_model": "models", "load_model": "models"}
+_LAZY = {"LinearSVC": "linear_svc", "SVC": "svc", "save_model": "models", "load_model": "models",
+         "NuSVC": "family", "NuSVR": "family", "OneClassSVM": "family", "SVR": "family"}
 
 
 def __getattr__(name):

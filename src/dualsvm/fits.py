@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constants import EARLY_STOPS
+from .constants import CLASSIFIER_TYPES, EARLY_STOPS
 
 
 def early_stop_message(statuses, gaps):
@@ -76,6 +76,12 @@ class KernelFit(_Fit):
 
     ``dual_coef_`` and ``intercept_`` here have LIBSVM's signs (class i of pair
     (i, j) positive); SVC flips them for two classes, as scikit-learn does.
+
+    ``kind`` is the LIBSVM model (:data:`dualsvm.constants.SVM_TYPES`): C-SVC and
+    nu-SVC models have the one-vs-one layout above (nu-SVC's coefficients scaled
+    as LIBSVM scales them); one-class and regression models are one function
+    f(x) = sum_t dual_coef_[0, t] K(x_t, x) + intercept_[0], with ``classes_``
+    empty, ``n_support_`` = [n_SV] and support vectors in row order.
     """
 
     params: dict
@@ -93,20 +99,34 @@ class KernelFit(_Fit):
     gap_: np.ndarray = None
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
+    kind: str = "c_svc"
+
+    @property
+    def classifies(self):
+        """Whether the model is a one-vs-one classifier (C-SVC, nu-SVC)."""
+        return self.kind in CLASSIFIER_TYPES
 
     def decision_ovo(self, X):
-        """LIBSVM's decision values, (n, n_pairs); X as in training (for
-        'precomputed': the (n, n_train) kernel against the training rows)."""
+        """LIBSVM's decision values, (n, n_pairs) (one column for one-class and
+        regression models); X as in training (for 'precomputed': the (n, n_train)
+        kernel against the training rows)."""
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
         else:
             K = self.kernel(X, self.support_vectors_)
-        return K @ pair_coefficients(self.dual_coef_, self.n_support_).T + self.intercept_
+        coef = pair_coefficients(self.dual_coef_, self.n_support_) if self.classifies \
+            else self.dual_coef_
+        return K @ coef.T + self.intercept_
 
     def predict(self, X):
-        """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
+        """One-vs-one votes as LIBSVM counts them (ties: the first class);
+        regression: f(x); one-class: +1 where f(x) > 0, else -1 (LIBSVM's)."""
         dec = self.decision_ovo(X)
+        if self.kind == "one_class":
+            return np.where(dec[:, 0] > 0, 1, -1)
+        if not self.classifies:
+            return dec[:, 0]
         k = len(self.classes_)
         votes = np.zeros((dec.shape[0], k), dtype=np.int64)
         for p, (i, j) in enumerate(class_pairs(k)):
