@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dualsvm import SVC, LinearSVC
+from dualsvm import SVC, SVR, LinearSVC, NuSVC, NuSVR, OneClassSVM
 
 ESTIMATORS = [
     LinearSVC(),
@@ -19,6 +19,16 @@ ESTIMATORS = [
     SVC(),
     SVC(gamma=0.5, tol=1e-9),
     SVC(kernel="precomputed"),
+    # the rest of LIBSVM's family (SMO), default and tight with a fixed gamma
+    NuSVC(),
+    NuSVC(gamma=0.5, tol=1e-9),
+    SVR(),
+    SVR(gamma=0.5, tol=1e-9),
+    NuSVR(),
+    NuSVR(gamma=0.5, tol=1e-9),
+    OneClassSVM(),
+    OneClassSVM(gamma=0.5, tol=1e-9),
+    SVR(kernel="precomputed"),
 ]
 
 
@@ -40,7 +50,7 @@ def expected_failures(estimator):
     elif isinstance(estimator, LinearSVC) and estimator.tol >= 1e-8:
         reason = ("the two fits stop at different points within tol of the optimum: "
                   "decision functions 6e-5 to 7e-5 apart at tol=1e-4, 1e-10 at tol=1e-10")
-    elif isinstance(estimator, SVC) and estimator.gamma == "scale":
+    elif isinstance(estimator, (SVC, SVR, NuSVR, OneClassSVM)) and estimator.gamma == "scale":
         reason = ("gamma='scale' is 1 / (n_features * X.var()) over the rows, not weighted by "
                   "sample_weight, so repeating rows changes the kernel (var 0.08763 weighted "
                   "vs 0.08683 repeated); with a fixed gamma the fits differ by 1e-4 at tol=1e-3 "

@@ -10,6 +10,7 @@ import os
 from sklearn.exceptions import NotFittedError
 
 from .exceptions import ModelError, one_line
+from .family import NuSVC, NuSVR, OneClassSVM, SVR
 from .fits import KernelFit, LinearFit
 from .linear_svc import LinearSVC
 from .persistence.liblinear import export_liblinear as _export_fit
@@ -20,13 +21,19 @@ from .svc import SVC
 __all__ = ["export_liblinear", "import_liblinear", "load_any_model", "load_model", "save_model"]
 
 
+#: The estimator of each kind of kernel model (:data:`dualsvm.constants.SVM_TYPES`).
+_KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
+                      "epsilon_svr": SVR, "nu_svr": NuSVR}
+
+
 def _as_fit(model):
     """The fit object of a fitted LinearSVC or SVC (or the fit object itself)."""
     if isinstance(model, (LinearFit, KernelFit)):
         return model
-    if not isinstance(model, (LinearSVC, SVC)):
+    if not isinstance(model, (LinearSVC, SVC, *_KERNEL_ESTIMATORS.values())):
         raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC and "
-                         "dualsvm.SVC models have a model file format")
+                         "the kernel models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model "
+                         "file format")
     try:
         return model.to_fit()
     except NotFittedError:
@@ -35,7 +42,7 @@ def _as_fit(model):
 
 def _estimator(fit, path):
     """The fitted estimator of a fit object read from ``path``."""
-    cls = SVC if isinstance(fit, KernelFit) else LinearSVC
+    cls = _KERNEL_ESTIMATORS[fit.kind] if isinstance(fit, KernelFit) else LinearSVC
     try:
         return cls.from_fit(fit)
     except (TypeError, ValueError) as e:

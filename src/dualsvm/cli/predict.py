@@ -1,4 +1,5 @@
-"""``dualsvm predict``: labels of an svmlight file with a dualsvm or LIBLINEAR model."""
+"""``dualsvm predict``: labels (values, for regression models) of an svmlight file
+with a dualsvm or LIBLINEAR model."""
 
 import numpy as np
 
@@ -15,6 +16,8 @@ def run(args):
     precomputed = getattr(estimator, "kernel", None) == "precomputed"
     X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
     predicted = estimator.predict(X)
+    if not hasattr(estimator, "classes_"):  # regression and one-class: no classes
+        return _write_values(args, predicted, y)
     classes = estimator.classes_
     names = np.array([format_label(c) for c in classes], dtype=object)
     index = np.searchsorted(classes, predicted)
@@ -31,5 +34,28 @@ def run(args):
         correct = int(np.count_nonzero(lines == truth))
     total = len(y)
     if not args.quiet:
+        print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
+    return 0
+
+
+def _write_values(args, predicted, y):
+    """Regression values (LIBSVM's %.17g) or one-class labels (+1 / -1) and LIBSVM's
+    summary: mean squared error and squared correlation, or accuracy."""
+    regression = predicted.dtype.kind == "f"
+    lines = [f"{v:.17g}" if regression else format_label(v) for v in predicted]
+    try:
+        atomic_write(args.output, lambda f: f.write(("\n".join(lines) + "\n").encode("utf-8")))
+    except OSError as e:
+        raise write_error(args.output, "output file", e) from None
+    if args.quiet:
+        return 0
+    total = len(y)
+    if regression:
+        error = float(np.mean((predicted - y) ** 2))
+        corr = np.corrcoef(predicted, y)[0, 1] if total > 1 else np.nan
+        print("Mean squared error = %g (regression)" % error)
+        print("Squared correlation coefficient = %g (regression)" % (corr * corr))
+    else:
+        correct = int(np.count_nonzero(predicted == y))
         print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
     return 0

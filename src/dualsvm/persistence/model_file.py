@@ -19,15 +19,15 @@ def save_fit(fit, path):
         return save_linear(fit, path)
     if isinstance(fit, KernelFit):
         return save_kernel(fit, path)
-    raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm.LinearSVC and dualsvm.SVC "
-                     "models have a model file format")
+    raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm's LinearSVC and kernel "
+                     "models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model file format")
 
 
 def load_fit(path):
     """The fit object (LinearFit or KernelFit) of a dualsvm model file; ModelError otherwise."""
     path = os.fspath(path)
     meta, arrays = read_container(path)
-    read = read_kernel if meta["estimator"] == "SVC" else read_linear
+    read = read_linear if meta["estimator"] == "LinearSVC" else read_kernel
     return read(path, meta, arrays)
 
 
