@@ -285,3 +285,56 @@ def test_ijcnn1_objectives_equal_libsvm(load_benchmark, cls, params, kind):
     else:
         assert -model.dual_[0] == pytest.approx(printed[0], rel=1e-6)
     assert model.gap_[0] < 1e-4
+
+
+def _cli(capsys, *argv):
+    from dualsvm import cli
+
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("options,data", [
+    (["-s", "3", "-p", "0.5", "-c", "10", "-t", "2"], "housing_scale"),
+    (["-s", "4", "-n", "0.3", "-t", "0"], "housing_scale"),
+    (["-s", "1", "-n", "0.4", "-t", "2", "-g", "0.1"], "heart_scale"),
+    (["-s", "2", "-n", "0.2", "-t", "2"], "heart_scale"),
+    (["-s", "0", "-t", "1", "-r", "1"], "heart_scale"),
+])
+def test_cli_libsvm_types_match_libsvm(tmp_path, capsys, data_dir, options, data):
+    """``dualsvm train -s 0..4`` with a kernel option: LIBSVM's svm-train, and predict's output."""
+    from libsvm import svmutil
+
+    train, model, out = data_dir / data, tmp_path / "m.model", tmp_path / "out"
+    status, _, err = _cli(capsys, "train", "-q", "-e", "1e-6", *options, train, model)
+    assert status == 0, err
+    status, stdout, _ = _cli(capsys, "predict", train, model, out)
+    assert status == 0
+    y, x = svmutil.svm_read_problem(str(train))
+    theirs = svmutil.svm_train(y, x, " ".join(options) + " -e 1e-6 -q")
+    labels, (accuracy, mse, r2), _ = svmutil.svm_predict(y, x, theirs, "-q")
+    ours = np.loadtxt(out)
+    if options[1] in ("3", "4"):
+        assert np.allclose(ours, labels, rtol=1e-5, atol=1e-4)
+        assert stdout.startswith("Mean squared error = ")
+        assert float(stdout.split()[4]) == pytest.approx(mse, rel=1e-4)
+    else:
+        assert (ours == np.array(labels)).mean() > 0.99  # one-class: boundary points may differ
+        assert stdout.startswith("Accuracy = ")
+    assert type(load_model(model)).__name__ == {
+        "0": "SVC", "1": "NuSVC", "2": "OneClassSVM", "3": "SVR", "4": "NuSVR"}[options[1]]
+
+
+@pytest.mark.parametrize("options,message", [
+    (["-s", "0", "-n", "0.3", "-t", "2"], "-n (nu) is for -s 1, 2 and 4"),
+    (["-s", "4", "-p", "0.3", "-t", "2"], "-p (the epsilon of the SVR loss) is for -s 3 only"),
+    (["-s", "1", "-c", "2", "-t", "2"], "-c is not a parameter of -s 1"),
+    (["-s", "3", "-w1", "2", "-t", "2"], "-w (class weights) applies to C-SVC"),
+    (["-s", "2", "-n", "0.3"], "LIBSVM's -s 0 to 4 need a kernel option"),
+    (["-n", "0.3"], "-n is LIBSVM's, for kernel models"),
+    (["-s", "2", "-n", "1.5", "-t", "2"], "nu (-n) must be in (0, 1]"),
+])
+def test_cli_refuses_what_the_svm_type_does_not_use(tmp_path, capsys, data_dir, options, message):
+    status, _, err = _cli(capsys, "train", *options, data_dir / "heart_scale", tmp_path / "m")
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1

@@ -108,6 +108,8 @@ class Reporter:
 
 def problem_names(fit):
     """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'."""
+    if isinstance(fit, KernelFit) and not fit.classifies:  # one-class, regression
+        return [fit.kind]
     if isinstance(fit, KernelFit):
         return [f"{label_json(fit.classes_[i])} vs {label_json(fit.classes_[j])}"
                 for i, j in class_pairs(len(fit.classes_))]
