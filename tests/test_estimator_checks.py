@@ -57,7 +57,7 @@ def expected_failures(estimator):
     elif isinstance(estimator, NuSVC):
         reason = ("the checks' integer sample weights leave one class with less than "
                   "nu sum(W) / 2 of the weight: nu = 0.5 is infeasible, refused with a clear "
-                  "ValueError (scikit-learn's NuSVC fails these checks too)")
+                  "ValueError")
     elif isinstance(estimator, OneClassSVM):
         reason = ("the decision values of the boundary's support vectors are 0 to within 1e-8 "
                   "in both fits (SMO's float32 kernel columns, as LIBSVM's), and the check "
