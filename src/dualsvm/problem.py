@@ -29,16 +29,22 @@ Bias modes:
 :class:`DualProblem` is the linear problem (solvers keep w);
 :class:`KernelDualProblem` the kernel one (solvers keep the gradient). Both take
 (D_ii, U_i) from :func:`dual_parameters` and the exact bias from the same KKT rule.
+
+The rest of LIBSVM's kernel family is the same dual with another linear term, other
+bounds and signs, and for the nu problems a second equality constraint
+(:class:`KernelQP`): :class:`SVRDual` (epsilon-SVR and nu-SVR on 2n variables) and
+:class:`NuDual` (nu-SVC and the one-class SVM), each with its primal for the
+certificate.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
-
+import scipy.sparse as sp
 from numba import njit
 
 from ._rows import kernel_rows, row_dot, squared_norms
-from .constants import BIAS_MODES, LOSSES
+from .constants import BIAS_MODES, LOSSES, PRECOMPUTED
 
 
 def dual_parameters(C, loss):
@@ -468,8 +474,6 @@ def greedy_fill(total, upper):
 def doubled_rows(X, precomputed):
     """The rows of the 2n regression variables: X twice (a precomputed kernel matrix
     [[K, K], [K, K]])."""
-    import scipy.sparse as sp
-
     if precomputed:
         return np.block([[X, X], [X, X]])
     if sp.issparse(X):
@@ -522,8 +526,6 @@ class SVRDual(KernelQP):
     cache_size: float = 200.0
 
     def __post_init__(self):
-        from .constants import PRECOMPUTED
-
         z = np.asarray(self.target, dtype=np.float64)
         n = len(z)
         self.C = np.asarray(self.C, dtype=np.float64)
