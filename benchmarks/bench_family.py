@@ -8,7 +8,9 @@ regression set), the first 5000 rows of a9a and the first 10000 of ijcnn1 (their
 ``--repeats`` fits per solver interleaved, each from the same CSR matrix with its own
 conversion (LIBSVM: ``svm_problem`` + ``svm_train``); the objective LIBSVM prints and
 dualsvm's (the same quantity: the minimised dual f(a) of LIBSVM's formulation; for
-nu-SVC LIBSVM prints f(a) / rho^2 and dualsvm's is scaled alike here), SMO steps, nSV.
+nu-SVC LIBSVM prints f(a) / rho^2 and dualsvm's is scaled alike here: rho is known only
+to the stopping rule's precision, so at -e 1e-3 these differ by up to 2e-2 although the
+unscaled duals agree), SMO steps, nSV.
 
     python benchmarks/bench_family.py                    # all 11 cases, writes results/family.*
     python benchmarks/bench_family.py --kinds SVR --datasets housing --repeats 1   # prints only
