@@ -1,21 +1,34 @@
-"""Kernel SVM benchmark: dualsvm's SMO beside LIBSVM 3.37 and scikit-learn's SVC, in one run.
+"""Kernel SVM benchmark: dualsvm beside LIBSVM 3.37, ThunderSVM (CPU) and scikit-learn's SVC.
 
-C-SVC (hinge loss, exact bias) with the RBF and sigmoid kernels, C = 1 and 10,
-gamma = 1 / n_features, the same stopping rule for all three (LIBSVM's maximal
-violating pair below -e = 1e-3: dualsvm's tol is the same measure), the same
-100 MB kernel cache (LIBSVM's default), on a9a, w8a, ijcnn1 and w7a. Per case:
-fit seconds, best of ``--repeats`` (interleaved, every solver timed from the same
-CSR matrix with its conversion to its own format), threads and CPU / wall of
-each solver, the dual objective of every model evaluated by one formula
-(dualsvm's KernelDualProblem, from each solver's dual coefficients), iterations,
-kernel evaluations (dualsvm's counters), test accuracy on the .t files (w8a has
-none), and dualsvm's peak traced memory split into cache_size, its copy of the
-data, and the rest in n-length float64 vectors.
+C-SVC (hinge loss, exact bias), gamma = 1 / n_features, the same stopping rule for
+all (LIBSVM's maximal violating pair below -e = 1e-3: dualsvm's tol and ThunderSVM's
+-e are the same measure), a 100 MB kernel cache for dualsvm, LIBSVM and scikit-learn
+(LIBSVM's default; ThunderSVM runs with its own default memory limit, 8 GB, which
+sets its working set to 1024), on a9a, w8a, ijcnn1 and w7a: RBF at C = 1 and 10,
+sigmoid and degree-3 polynomial (coef0 0) at C = 1 (``--other-C``), plus ijcnn1's
+first 5k, 10k and 20k rows (``--sizes``; RBF, C = 1) to show how time grows with n.
+Per case: fit seconds, best of ``--repeats`` (interleaved), data conversion outside
+the clock for every solver (dualsvm and scikit-learn get the CSR matrix they use;
+LIBSVM's ``svm_problem`` is built before its clock starts; ThunderSVM reads a file
+and reports its own ``all training time``, which excludes reading), the threads of
+each solver with CPU / wall, the dual objective of every model evaluated by one
+formula (dualsvm's KernelDualProblem; ThunderSVM's from its model file's support
+vectors), iterations, test accuracy on the .t files (w8a has none), and dualsvm's
+peak traced memory split into cache_size, its copy of the data, and the rest in
+n-length float64 vectors.
 
-    python benchmarks/bench_kernel.py                      # all 16 cases, writes results/kernel.*
+Threads: ``--threads N`` runs every solver with N threads (the script re-executes
+itself with OMP_NUM_THREADS, NUMBA_NUM_THREADS and OPENBLAS_NUM_THREADS = N, and
+passes ``-o N`` to ThunderSVM); the default is every core.
+
+    python benchmarks/bench_kernel.py                      # all cases, writes results/kernel.*
     python benchmarks/bench_kernel.py --quick              # ijcnn1's first 5000 rows, prints only
     python benchmarks/bench_kernel.py --datasets w7a --kernels rbf --C 1 --rows 2000 \
         --repeats 1 --output-dir /tmp/kernel              # any subset, with files
+
+ThunderSVM's binary: ``THUNDERSVM_TRAIN`` (default: what
+``../shared/peers/build-thundersvm`` prints, if it was built); without it the
+ThunderSVM column is left out.
 """
 
 import argparse
@@ -23,7 +36,9 @@ import gc
 import json
 import os
 import re
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 from sklearn.svm import SVC as SklearnSVC
 
 import dualsvm
@@ -45,9 +60,18 @@ from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, comma
 
 DATASETS = {"a9a": ("a9a.bz2", "a9a.t.bz2"), "w8a": ("w8a.bz2", None),
             "ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2"), "w7a": ("w7a.bz2", "w7a.t.bz2")}
-SOLVERS = ("dualsvm", "libsvm", "sklearn")
+SOLVERS = ("dualsvm", "libsvm", "thundersvm", "sklearn")
 CACHE_MB = 100
 TOL = 1e-3
+CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
+DEGREE = 3
+
+
+def thundersvm_binary():
+    """The thundersvm-train binary: THUNDERSVM_TRAIN, else the default build path."""
+    path = os.environ.get("THUNDERSVM_TRAIN") or str(
+        Path(tempfile.gettempdir()) / "thundersvm-cpu/thundersvm/build/bin/thundersvm-train")
+    return path if Path(path).is_file() and os.access(path, os.X_OK) else None
 
 
 def load(name, n_features=None):
@@ -66,23 +90,25 @@ def binary_alpha(y, support, coef):
     return y_pm, alpha
 
 
-def fit_dualsvm(X, y, kernel, C):
-    model = dualsvm.SVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], tol=TOL, cache_size=CACHE_MB)
+def fit_dualsvm(X, y, kernel, C, solver="auto"):
+    model = dualsvm.SVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], degree=DEGREE, tol=TOL,
+                        cache_size=CACHE_MB, solver=solver)
     with Clock() as clock:
         model.fit(X, y)
     last = model.history_[0][-1]
-    return {**clock.timing, "model": model, "iterations": int(model.n_iter_[0]),
+    return {**clock.timing, "model": model, "solver_used": model.solver_used_,
+            "iterations": int(last.get("iterations", model.n_iter_[0])),
             "kernel_evaluations": int(last["kernel_evaluations"]),
             "cache_hits": int(last["cache_hits"]), "status": model.status_[0],
             "gap": float(model.gap_[0]), "n_support": int(len(model.support_))}
 
 
-def dualsvm_memory(X, y, kernel, C):
+def dualsvm_memory(X, y, kernel, C, solver="auto"):
     """Peak bytes traced (NumPy registers its buffers) during a second, untimed fit."""
     gc.collect()
     tracemalloc.start()
-    model = dualsvm.SVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], tol=TOL,
-                        cache_size=CACHE_MB).fit(X, y)
+    model = dualsvm.SVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], degree=DEGREE, tol=TOL,
+                        cache_size=CACHE_MB, solver=solver).fit(X, y)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     del model
@@ -90,15 +116,16 @@ def dualsvm_memory(X, y, kernel, C):
 
 
 def fit_libsvm(X, y, kernel, C):
-    """svm_problem (LIBSVM's copy of the data) + svm_train, timed; #iter from its output."""
+    """svm_train timed; svm_problem (LIBSVM's copy of the data) built before the clock;
+    #iter from its output."""
     from libsvm import svmutil
 
-    code = {"rbf": 2, "sigmoid": 3}[kernel]
-    options = f"-t {code} -g {1.0 / X.shape[1]!r} -c {C} -e {TOL} -m {CACHE_MB}"
+    options = (f"-t {CODES[kernel]} -g {1.0 / X.shape[1]!r} -d {DEGREE} -c {C} -e {TOL} "
+               f"-m {CACHE_MB}")
+    with Clock() as setup:
+        problem = svmutil.svm_problem(y, X)
     with CapturedStdout() as out:
         with Clock() as clock:
-            with Clock() as setup:
-                problem = svmutil.svm_problem(y, X)
             model = svmutil.svm_train(problem, svmutil.svm_parameter(options))
     iterations = re.findall(r"#iter = (\d+)", out.text)
     obj = re.findall(r"obj = (-?[\d.e+-]+)", out.text)
@@ -108,8 +135,68 @@ def fit_libsvm(X, y, kernel, C):
             "n_support": int(model.get_nr_sv()), "options": options}
 
 
+def fit_thundersvm(path, n_features, kernel, C, threads, binary):
+    """thundersvm-train on the svmlight file ``path`` (written outside the clock); the
+    seconds are its own ``all training time`` (reading the file excluded); the model
+    file is read back (its support vectors, coefficients, rho and labels)."""
+    model_path = f"{path}.model"
+    options = ["-s", "0", "-t", str(CODES[kernel]), "-g", repr(1.0 / n_features), "-d",
+               str(DEGREE), "-c", str(C), "-e", str(TOL), "-o", str(threads)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with Clock() as clock:
+        done = subprocess.run([binary, *options, path, model_path], capture_output=True,
+                              text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    log = done.stdout + done.stderr
+    seconds = float(re.findall(r"all training time = ([\d.e+-]+)", log)[-1])
+    iterations = re.findall(r"total local iter = (\d+)", log)
+    outer = re.findall(r"global iter = (\d+)", log)
+    return {"seconds": seconds, "process_seconds": clock.seconds,
+            "cpu_seconds": child_cpu * seconds / clock.seconds, "options": " ".join(options),
+            "iterations": int(iterations[-1]) if iterations else None,
+            "outer_iterations": int(outer[-1]) if outer else None,
+            "model": read_thundersvm_model(model_path, n_features)}
+
+
+def read_thundersvm_model(path, n_features):
+    """(support vectors CSR, coefficients, rho, labels) of a binary LIBSVM-format model."""
+    header, rows = {}, []
+    with open(path) as f:
+        for line in f:
+            if line.strip() == "SV":
+                break
+            key, *values = line.split()
+            header[key] = values
+        rows = f.read()
+    with tempfile.NamedTemporaryFile("w", suffix=".svm", delete=False) as out:
+        out.write(rows)
+    try:
+        sv, coef = load_svmlight_file(out.name, n_features=n_features)
+    finally:
+        os.unlink(out.name)
+    return {"sv": sp.csr_matrix(sv), "coef": coef, "rho": float(header["rho"][0]),
+            "labels": [float(v) for v in header["label"]]}
+
+
+def thundersvm_dual_and_predict(model, kernel_obj, Xt):
+    """The dual sum |c| - c'Kc / 2 from the model's support vectors, and its predictions."""
+    sv, coef = model["sv"], model["coef"]
+    quadratic = 0.0
+    for start in range(0, sv.shape[0], 2000):
+        quadratic += coef[start:start + 2000] @ (kernel_obj(sv[start:start + 2000], sv) @ coef)
+    dual = float(np.abs(coef).sum() - 0.5 * quadratic)
+    predicted = None
+    if Xt is not None:
+        decision = kernel_obj.times(Xt, sv, coef) - model["rho"]
+        first, second = model["labels"]
+        predicted = np.where(decision > 0, first, second)
+    return dual, predicted
+
+
 def fit_sklearn(X, y, kernel, C):
-    model = SklearnSVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], tol=TOL, cache_size=CACHE_MB)
+    model = SklearnSVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], degree=DEGREE, tol=TOL,
+                       cache_size=CACHE_MB)
     with Clock() as clock:
         model.fit(X, y)
     return {**clock.timing, "model": model, "iterations": int(model.n_iter_[0]),
@@ -121,54 +208,81 @@ def dual_objective(problem, alpha):
     return problem.dual_from_gradient(alpha, problem.gradient(alpha))
 
 
-def warm_up():
+def warm_up(solvers, dualsvm_solver):
     """Compile (or load from the Numba cache) before timing; return the seconds."""
     start = time.perf_counter()
     rng = np.random.default_rng(0)
     X = sp.csr_matrix(rng.random((300, 5)) * (rng.random((300, 5)) < 0.3))
     y = np.where(rng.random(300) < 0.5, 1.0, -1.0)
     for dense in (False, True):
-        for kernel in ("rbf", "sigmoid"):
-            dualsvm.SVC(kernel=kernel, cache_size=1).fit(X.toarray() if dense else X, y)
+        for kernel in ("rbf", "sigmoid", "poly"):
+            for solver in {"smo", "ws", dualsvm_solver}:
+                model = dualsvm.SVC(kernel=kernel, cache_size=1, solver=solver).fit(
+                    X.toarray() if dense else X, y)
+                model.predict(X)
     for kernel in ("rbf", "sigmoid"):  # the peers' first-call costs (imports, ctypes)
         fit_libsvm(X, y, kernel, 1.0)
-        fit_sklearn(X, y, kernel, 1.0)
+        if "sklearn" in solvers:
+            fit_sklearn(X, y, kernel, 1.0)
     return time.perf_counter() - start
 
 
-def run_case(name, kernel, C, X, y, test, repeats, threads, log):
+def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, log):
     case = {"dataset": name, "kernel": kernel, "C": C, "n_samples": X.shape[0],
             "n_features": X.shape[1], "gamma": 1.0 / X.shape[1]}
     y_pm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    kernel_obj = make_kernel(kernel, gamma=1.0 / X.shape[1], degree=DEGREE)
     problem = KernelDualProblem(X, y_pm, np.full(len(y), float(C)), "hinge", "exact",
-                                make_kernel(kernel, gamma=1.0 / X.shape[1]), CACHE_MB)
-    log(f"{name} {kernel} C={C}: {repeats} x (dualsvm, LIBSVM, scikit-learn) ...")
-    runs = best_of(repeats, {"dualsvm": lambda: fit_dualsvm(X, y, kernel, C),
-                             "libsvm": lambda: fit_libsvm(X, y, kernel, C),
-                             "sklearn": lambda: fit_sklearn(X, y, kernel, C)}, log)
-    failed = [solver for solver in SOLVERS if "error" in runs[solver]]
+                                kernel_obj, CACHE_MB)
+    fits = {"dualsvm": lambda: fit_dualsvm(X, y, kernel, C, options.solver),
+            "libsvm": lambda: fit_libsvm(X, y, kernel, C)}
+    train_file = None
+    if "thundersvm" in solvers:  # its input file, written outside every clock
+        handle, train_file = tempfile.mkstemp(suffix=".svm")
+        os.close(handle)
+        dump_svmlight_file(X, y, train_file)
+        fits["thundersvm"] = lambda: fit_thundersvm(train_file, X.shape[1], kernel, C,
+                                                    threads["thundersvm"], options.thundersvm)
+    if "sklearn" in solvers:
+        fits["sklearn"] = lambda: fit_sklearn(X, y, kernel, C)
+    log(f"{name} (n = {X.shape[0]}) {kernel} C={C}: {repeats} x ({', '.join(fits)}) ...")
+    try:
+        runs = best_of(repeats, fits, log)
+    finally:
+        if train_file is not None:
+            for path in (train_file, f"{train_file}.model"):
+                if os.path.exists(path):
+                    os.unlink(path)
+    failed = [solver for solver in fits if "error" in runs[solver]]
     if failed:
         raise RuntimeError(f"{name} {kernel} C={C}: " + "; ".join(
             f"{solver}: {runs[solver]['error']}" for solver in failed))
-    ours, theirs, sk = (runs[solver].pop("model") for solver in SOLVERS)
-    for solver in SOLVERS:
+    models = {solver: runs[solver].pop("model") for solver in fits}
+    for solver in fits:
         case[solver] = {**runs[solver], "threads": threads[solver],
                         "cores_busy": cores_busy(runs[solver])}
+    ours, theirs = models["dualsvm"], models["libsvm"]
     case["dualsvm"]["dual"] = float(ours.dual_[0])
     case["dualsvm"]["dual_recomputed"] = dual_objective(
         problem, binary_alpha(y, ours.support_, ours.dual_coef_[0])[1])
     support = np.array(theirs.get_sv_indices()) - 1
     coef = np.array(theirs.get_sv_coef()).ravel()
     case["libsvm"]["dual"] = dual_objective(problem, binary_alpha(y, support, coef)[1])
-    case["sklearn"]["dual"] = dual_objective(
-        problem, binary_alpha(y, sk.support_, sk.dual_coef_.toarray().ravel()
-                              if sp.issparse(sk.dual_coef_) else sk.dual_coef_[0])[1])
-    best = " / ".join(f"{case[solver]['seconds']:.2f}" for solver in SOLVERS)
-    log(f"  best {best} s (dualsvm / LIBSVM / sklearn); memory ...")
-    case["dualsvm"]["peak_traced_mb"] = dualsvm_memory(X, y, kernel, C) / 2**20
-    # dualsvm's own data: the rows in LIBSVM's class order, and the copy columns are
-    # computed from: dense rows (when QMatrix made them), or else the rows by
-    # feature (CSC, int32 row numbers)
+    if "sklearn" in fits:
+        sk = models["sklearn"]
+        case["sklearn"]["dual"] = dual_objective(
+            problem, binary_alpha(y, sk.support_, sk.dual_coef_.toarray().ravel()
+                                  if sp.issparse(sk.dual_coef_) else sk.dual_coef_[0])[1])
+    thunder_predicted = None
+    if "thundersvm" in fits:
+        case["thundersvm"]["dual"], thunder_predicted = thundersvm_dual_and_predict(
+            models["thundersvm"], kernel_obj, None if test is None else test[0])
+        case["thundersvm"]["n_support"] = int(models["thundersvm"]["sv"].shape[0])
+    best = " / ".join(f"{case[solver]['seconds']:.2f}" for solver in fits)
+    log(f"  best {best} s ({' / '.join(fits)}); memory ...")
+    case["dualsvm"]["peak_traced_mb"] = dualsvm_memory(X, y, kernel, C, options.solver) / 2**20
+    # dualsvm's own data: the rows, and the copy columns are computed from: dense rows
+    # (when QMatrix made them), or else the rows by feature (CSC, int32 row numbers)
     data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     if sp.issparse(problem.q.X):
         data += 12 * X.nnz + 8 * (X.shape[1] + 1)
@@ -191,14 +305,23 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, log):
         case["dualsvm"]["test_accuracy"] = float(np.mean(ours_predicted == yt))
         case["dualsvm"]["test_agreement_with_libsvm"] = float(
             np.mean(ours_predicted == np.array(predicted)))
-        case["sklearn"]["test_accuracy"] = float(np.mean(sk.predict(Xt) == yt))
-    case["ratio_libsvm"] = case["dualsvm"]["seconds"] / case["libsvm"]["seconds"]
-    case["ratio_sklearn"] = case["dualsvm"]["seconds"] / case["sklearn"]["seconds"]
-    case["dual_rel_diff_libsvm"] = (case["dualsvm"]["dual"] - case["libsvm"]["dual"]) / abs(
-        case["libsvm"]["dual"])
-    log(f"  ratio/LIBSVM {case['ratio_libsvm']:.3f}, dual rel. diff "
-        f"{case['dual_rel_diff_libsvm']:.1e}")
+        if "sklearn" in fits:
+            case["sklearn"]["test_accuracy"] = float(np.mean(models["sklearn"].predict(Xt) == yt))
+        if thunder_predicted is not None:
+            case["thundersvm"]["test_accuracy"] = float(np.mean(thunder_predicted == yt))
+    for solver in fits:
+        if solver != "dualsvm":
+            case[f"ratio_{solver}"] = case["dualsvm"]["seconds"] / case[solver]["seconds"]
+            case[f"dual_rel_diff_{solver}"] = (case["dualsvm"]["dual"] - case[solver]["dual"]) / abs(
+                case[solver]["dual"])
+    log(f"  ratio/LIBSVM {case['ratio_libsvm']:.3f}"
+        + (f", ratio/ThunderSVM {case['ratio_thundersvm']:.3f}" if "thundersvm" in fits else "")
+        + f", dual rel. diff {case['dual_rel_diff_libsvm']:.1e}")
     return case
+
+
+NAMES = {"dualsvm": "dualsvm", "libsvm": "LIBSVM", "thundersvm": "ThunderSVM",
+         "sklearn": "sklearn"}
 
 
 def markdown(results, meta):
@@ -206,62 +329,101 @@ def markdown(results, meta):
         return "n/a" if x is None else format(x, spec)
 
     pools = meta["thread_pools"]
+    solvers = [s for s in SOLVERS if s in meta["solvers"]]
+    peers = [s for s in solvers if s != "dualsvm"]
     lines = [
-        "# Kernel SVM: dualsvm SMO vs LIBSVM 3.37 vs scikit-learn SVC", "",
+        "# Kernel SVM: dualsvm vs " + " vs ".join(NAMES[s] for s in peers), "",
         f"Command: `{meta['command']}`  ",
         f"Date: {meta['date']}  ",
         *machine_lines(meta["machine"], meta["load_average_at_end"]), "",
-        f"C-SVC (hinge, exact bias), gamma = 1/n_features, cache {CACHE_MB} MB for all three. "
-        f"Stopping rule for all three: LIBSVM's, maximal violating pair below tol (-e) = {TOL}. "
+        f"C-SVC (hinge, exact bias), gamma = 1/n_features, degree {DEGREE} and coef0 0 for poly, "
+        f"cache {CACHE_MB} MB for dualsvm, LIBSVM and scikit-learn (ThunderSVM: its default "
+        "memory limit, 8 GB, working set 1024). "
+        f"Stopping rule for all: LIBSVM's, maximal violating pair below tol (-e) = {TOL}. "
+        f"dualsvm: `SVC(solver={meta['dualsvm_solver']!r})` (the solver it used is in the table). "
         f"Fit seconds: best of {meta['repeats']} fits per solver, repeats interleaved across "
-        "solvers; every fit starts from the same CSR matrix and includes its conversion to the "
-        "solver's own format (LIBSVM: `svm_problem` + `svm_train`; scikit-learn and dualsvm "
-        "convert inside `fit`). dualsvm's JIT compilation and the peers' first calls excluded "
+        "solvers; data conversion outside the clock for every solver (dualsvm and scikit-learn "
+        "get their CSR matrix; LIBSVM's `svm_problem` is built before its clock; ThunderSVM's "
+        "own `all training time`, which excludes reading its input file). "
+        "dualsvm's JIT compilation and the peers' first calls excluded "
         f"(warm-up: {meta['warm_up_seconds']:.1f} s, from the Numba cache when warm). "
-        f"Threads: dualsvm computes kernel columns in Numba's pool ({pools['numba']} threads) "
-        f"and gradient blocks by BLAS ({pools.get('blas', 1)} threads); "
-        f"the libsvm-official wheel links OpenMP ({pools.get('openmp', 1)} threads); "
-        "scikit-learn's bundled LIBSVM is serial. CPU / wall: process CPU seconds over wall "
-        "seconds of the fastest fit, the cores it kept busy. "
-        "Dual objectives of all three evaluated by the same formula from their dual coefficients "
+        f"Threads: {meta['threads']} for every solver (dualsvm: Numba's pool {pools['numba']}, "
+        f"BLAS {pools.get('blas', 1)}; LIBSVM's OpenMP {pools.get('openmp', 1)}; ThunderSVM "
+        "`-o`; scikit-learn's bundled LIBSVM is serial). CPU / wall: process CPU seconds over "
+        "wall seconds of the fastest fit (ThunderSVM: of the whole process, reading included). "
+        "Dual objectives evaluated by the same formula from each solver's dual coefficients "
         "(float64 kernel). Test accuracy on the .t files (w8a has no test file: n/a).", "",
-        "| data | kernel | C | dualsvm s | LIBSVM s | sklearn s | ratio dualsvm/LIBSVM | "
-        "ratio dualsvm/sklearn | threads (CPU / wall) dualsvm; LIBSVM; sklearn | "
-        "dual dualsvm | dual LIBSVM | rel. diff | iter dualsvm | "
-        "iter LIBSVM | kernel evals dualsvm | nSV | test acc dualsvm / LIBSVM / sklearn | "
-        "peak MB dualsvm = cache + data + rest (rest in n-vectors) |",
-        "|" + "---|" * 18,
+        "| data | n | kernel | C | solver used | " + " | ".join(f"{NAMES[s]} s" for s in solvers)
+        + " | " + " | ".join(f"ratio to {NAMES[s]}" for s in peers)
+        + " | threads (CPU / wall) " + "; ".join(NAMES[s] for s in solvers)
+        + " | dual dualsvm | dual rel. diff to " + " / ".join(NAMES[s] for s in peers)
+        + " | iter dualsvm / LIBSVM | nSV | test acc " + " / ".join(NAMES[s] for s in solvers)
+        + " | peak MB dualsvm = cache + data + rest (n-vectors) |",
+        "|" + "---|" * (12 + len(solvers) + len(peers)),
     ]
     for r in results:
-        d, l, s = r["dualsvm"], r["libsvm"], r["sklearn"]
-        acc = "n/a" if "test_accuracy" not in d else \
-            f"{d['test_accuracy']:.4f} / {l['test_accuracy']:.4f} / {s['test_accuracy']:.4f}"
-        threads = "; ".join(f"{x['threads']} ({x['cores_busy']:.2f})" for x in (d, l, s))
+        d = r["dualsvm"]
+        acc = "n/a" if "test_accuracy" not in d else " / ".join(
+            f"{r[s]['test_accuracy']:.4f}" for s in solvers)
+        threads = "; ".join(f"{r[s]['threads']} ({fmt(r[s]['cores_busy'], '.2f')})"
+                            for s in solvers)
         lines.append(
-            f"| {r['dataset']} | {r['kernel']} | {r['C']:g} | {d['seconds']:.2f} | "
-            f"{l['seconds']:.2f} | {s['seconds']:.2f} | {r['ratio_libsvm']:.3f} | "
-            f"{r['ratio_sklearn']:.3f} | {threads} | {d['dual']:.6f} | {l['dual']:.6f} | "
-            f"{r['dual_rel_diff_libsvm']:.1e} | {d['iterations']} | {fmt(l['iterations'], 'd')} | "
-            f"{d['kernel_evaluations']:.3g} | {d['n_support']} | {acc} | "
+            f"| {r['dataset']} | {r['n_samples']} | {r['kernel']} | {r['C']:g} | "
+            f"{d.get('solver_used', 'smo')} | "
+            + " | ".join(f"{r[s]['seconds']:.2f}" for s in solvers) + " | "
+            + " | ".join(f"{r[f'ratio_{s}']:.3f}" for s in peers) + f" | {threads} | "
+            f"{d['dual']:.6f} | " + " / ".join(f"{r[f'dual_rel_diff_{s}']:.1e}" for s in peers)
+            + f" | {d['iterations']} / {fmt(r['libsvm']['iterations'], 'd')} | "
+            f"{d['n_support']} | {acc} | "
             f"{d['peak_traced_mb']:.1f} = {r['cache_mb']:.0f} + {r['data_mb']:.1f} + "
             f"{d['peak_traced_mb'] - r['cache_mb'] - r['data_mb']:.1f} "
             f"({d['rest_in_n_vectors']:.0f}) |")
-    rbf = [r["ratio_libsvm"] for r in results if r["kernel"] == "rbf"]
-    every = [r["ratio_libsvm"] for r in results]
-    lines += ["", f"Median fit-time ratio dualsvm/LIBSVM over the RBF cases: "
-              f"**{statistics.median(rbf):.3f}** ({len(rbf)} cases)" if rbf else "",
-              f"Median over all cases: {statistics.median(every):.3f}; largest relative dual "
-              f"difference to LIBSVM: "
-              f"{max(abs(r['dual_rel_diff_libsvm']) for r in results):.1e}."]
+    rbf = [r for r in results if r["kernel"] == "rbf"]
+    lines.append("")
+    if rbf:
+        lines.append(f"Median fit-time ratio dualsvm/LIBSVM over the {len(rbf)} RBF cases: "
+                     f"**{statistics.median(r['ratio_libsvm'] for r in rbf):.3f}**.  ")
+        if "thundersvm" in peers:
+            worst = max(rbf, key=lambda r: r["ratio_thundersvm"])
+            lines.append(f"dualsvm/ThunderSVM over the RBF cases: median "
+                         f"{statistics.median(r['ratio_thundersvm'] for r in rbf):.3f}, largest "
+                         f"**{worst['ratio_thundersvm']:.3f}** ({worst['dataset']}, n = "
+                         f"{worst['n_samples']}, C = {worst['C']:g}).  ")
+    lines.append(f"Median over all cases dualsvm/LIBSVM: "
+                 f"{statistics.median(r['ratio_libsvm'] for r in results):.3f}; dual relative "
+                 f"to LIBSVM's: lowest {min(r['dual_rel_diff_libsvm'] for r in results):.1e}, "
+                 f"largest {max(r['dual_rel_diff_libsvm'] for r in results):.1e}.")
     return "\n".join(lines) + "\n"
+
+
+def _threads_environment(threads):
+    """Re-execute with every pool at ``threads`` threads, unless already so."""
+    wanted = {name: str(threads) for name in
+              ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    if all(os.environ.get(k) == v for k, v in wanted.items()):
+        return
+    os.environ.update(wanted)
+    os.execv(sys.executable, [sys.executable, *sys.argv])
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
-    parser.add_argument("--kernels", nargs="+", choices=["rbf", "sigmoid"],
-                        default=["rbf", "sigmoid"])
-    parser.add_argument("--C", nargs="+", type=float, default=[1.0, 10.0])
+    parser.add_argument("--kernels", nargs="+", choices=["rbf", "sigmoid", "poly"],
+                        default=["rbf", "sigmoid", "poly"])
+    parser.add_argument("--C", nargs="+", type=float, default=[1.0, 10.0],
+                        help="C of the RBF cases (default 1 10)")
+    parser.add_argument("--other-C", nargs="+", type=float, default=[1.0],
+                        help="C of the sigmoid and poly cases (default 1)")
+    parser.add_argument("--sizes", nargs="*", type=int, default=[5000, 10000, 20000],
+                        help="ijcnn1's first SIZES rows as extra RBF C=1 cases (default "
+                             "5000 10000 20000; none: --sizes)")
+    parser.add_argument("--solvers", nargs="+", choices=list(SOLVERS),
+                        default=["dualsvm", "libsvm", "thundersvm"],
+                        help="dualsvm and LIBSVM always run; add sklearn for scikit-learn")
+    parser.add_argument("--solver", default="auto", help="dualsvm's SVC(solver=...)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for every solver (default: every core)")
     parser.add_argument("--repeats", type=int, default=None,
                         help="fits per solver and case, the best kept (default 3, 1 with --quick)")
     parser.add_argument("--rows", type=int, default=None,
@@ -272,9 +434,16 @@ def main(argv=None):
     parser.add_argument("--output-dir", type=Path,
                         help="where kernel.md and kernel.json go (default benchmarks/results/)")
     args = parser.parse_args(argv)
+    if args.threads is not None:
+        _threads_environment(args.threads)
     if args.quick:
-        args.datasets, args.kernels, args.C = ["ijcnn1"], ["rbf"], [1.0]
+        args.datasets, args.kernels, args.C, args.sizes = ["ijcnn1"], ["rbf"], [1.0], []
         args.rows = args.rows or 5000
+    solvers = list(dict.fromkeys(["dualsvm", "libsvm", *args.solvers]))
+    args.thundersvm = thundersvm_binary()
+    if "thundersvm" in solvers and args.thundersvm is None:
+        print("ThunderSVM not found (THUNDERSVM_TRAIN): left out", file=sys.stderr)
+        solvers.remove("thundersvm")
     repeats = args.repeats or (1 if args.quick else 3)
     out_dir = args.output_dir or (None if args.quick else RESULTS_DIR)
 
@@ -283,33 +452,45 @@ def main(argv=None):
 
     meta = {"command": command_line(argv),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": machine(), "warm_up_seconds": warm_up(), "cache_mb": CACHE_MB,
-            "tol": TOL, "repeats": repeats, "rows": args.rows}
+            "machine": machine(), "warm_up_seconds": warm_up(solvers, args.solver),
+            "cache_mb": CACHE_MB, "tol": TOL, "repeats": repeats, "rows": args.rows,
+            "solvers": solvers, "dualsvm_solver": args.solver,
+            "thundersvm_binary": args.thundersvm}
     pools = meta["thread_pools"] = thread_pools()
-    threads = {"dualsvm": pools["numba"], "libsvm": pools.get("openmp", 1), "sklearn": 1}
+    meta["threads"] = args.threads or os.cpu_count()
+    threads = {"dualsvm": pools["numba"], "libsvm": pools.get("openmp", 1),
+               "thundersvm": meta["threads"], "sklearn": 1}
     data = {}
     for name in args.datasets:
         train, test_name = DATASETS[name]
         X, y = load(train)
         test = load(test_name, n_features=X.shape[1]) if test_name else None
         data[name] = (X[:args.rows], y[:args.rows], test)
+    cases = [(kernel, name, C) for kernel in args.kernels for name in args.datasets
+             for C in (args.C if kernel == "rbf" else args.other_C)]
+    if args.sizes:
+        X, y = load(DATASETS["ijcnn1"][0])
+        test = load(DATASETS["ijcnn1"][1], n_features=X.shape[1])
+        for size in args.sizes:
+            data[f"ijcnn1[:{size}]"] = (X[:size], y[:size], test)
+            cases.insert(0, ("rbf", f"ijcnn1[:{size}]", 1.0))
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     results = []
     # after every case, so a stopped run keeps what it measured
     partial = (out_dir or Path(tempfile.gettempdir())) / "kernel.partial.json"
-    for kernel in args.kernels:  # the RBF cases first: the headline median
-        for name in args.datasets:
-            for C in args.C:
-                results.append(run_case(name, kernel, C, *data[name], repeats, threads, log))
-                partial.write_text(json.dumps({**meta, "results": results}, indent=1))
+    for kernel, name, C in cases:  # the small and RBF cases first: the headline medians
+        results.append(run_case(name, kernel, C, *data[name], repeats, threads, solvers,
+                                args, log))
+        partial.write_text(json.dumps({**meta, "results": results}, indent=1, default=str))
     partial.unlink()
     meta["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     text = markdown(results, meta)
     print(text)
     if out_dir is not None:
         (out_dir / "kernel.md").write_text(text)
-        (out_dir / "kernel.json").write_text(json.dumps({**meta, "results": results}, indent=1))
+        (out_dir / "kernel.json").write_text(json.dumps({**meta, "results": results}, indent=1,
+                                                        default=str))
 
 
 if __name__ == "__main__":

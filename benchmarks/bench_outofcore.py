@@ -13,12 +13,13 @@ run is a fresh subprocess that imports dualsvm, compiles the kernels on a tiny
 set, resets its peak RSS (``/proc/self/clear_refs``) and then trains. Best of
 ``--repeats`` runs (interleaved across methods); peak RSS is the largest of
 them, above the RSS after imports and JIT. Threads: in-memory DCD runs on one
-thread; BM, SBM and DCL run a reader thread (read, check, decompress, and for
-DCL screen each block) beside the trainer.
+thread (BLAS limited to one, as out-of-core fit does); BM and SBM run two reader
+threads (read, check, decompress each block) beside the trainer when the budget
+holds at least 8 blocks, DCL one (that also screens each block).
 
-Usage (timing runs under the shared lock, nothing else running)::
+Usage (timing runs under the exclusive CPU lock, nothing else running)::
 
-    flock /tmp/dualsvm-bench.lock python benchmarks/bench_outofcore.py
+    flock -x /tmp/dualsvm-cpu.lock python benchmarks/bench_outofcore.py
 
     # the 10 GB run: a converted directory, one method, a fixed budget
     python benchmarks/bench_outofcore.py --dataset-dir DIR --methods dcl bm \\
@@ -84,9 +85,15 @@ def run_one(args):
     base = _rss_kb("VmRSS")
     start = time.perf_counter()
     if args.run_method == "in-memory":
+        # one thread, as stated (and as out-of-core fit limits BLAS): its gap's dot
+        # products over n on a BLAS pool spun on both cores, and on a shared machine
+        # took w8a's in-memory run from 0.22 to 3 s
+        from threadpoolctl import threadpool_limits
+
         solver = DualCD(problem, 1e-12, random_state=np.random.default_rng(0))
-        r = run_epochs(solver, problem, Stopping(max_iter=100000, gap_tol=args.gap_tol,
-                                                 time_limit=args.time_limit))
+        with threadpool_limits(1, user_api="blas"):
+            r = run_epochs(solver, problem, Stopping(max_iter=100000, gap_tol=args.gap_tol,
+                                                     time_limit=args.time_limit))
         seconds = time.perf_counter() - start
         out = {"passes": 0.0, "epochs": r.n_iter, "primal": r.primal, "dual": r.dual,
                "gap": r.gap, "status": r.status}
@@ -225,9 +232,9 @@ def _markdown(rows, command, info, args):
              f"gap of {args.gap_tol:g}, computed by the same function (out of core: each pass "
              f"certifies exactly the mean of w over the pass before); solver tol 1e-12. {budget} "
              "Conversion and the in-memory run's loading "
-             f"are outside the clock. Best of {args.repeats} runs. Threads: in-memory DCD 1; "
-             "BM, SBM, DCL a reader thread beside the trainer. `ratio`: wall time over "
-             "in-memory DCD's. `passes`: reads of the whole data (a final certificate's "
+             f"are outside the clock. Best of {args.repeats} runs. Threads: in-memory DCD 1 "
+             "(BLAS too); BM and SBM two reader threads beside the trainer, DCL one. `ratio`: "
+             "wall time over in-memory DCD's. `passes`: reads of the whole data (a final certificate's "
              "included). `peak`: peak RSS above the RSS after "
              "imports and JIT (max over the runs), against the budget; `n-vectors`: "
              "(peak - budget) / 8n, the O(n) part. `rel. diff`: primal against in-memory "

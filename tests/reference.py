@@ -230,3 +230,93 @@ def nu_svc_dual(X, coef_by_row, nu, kernel_name, **params):
     support = np.flatnonzero(coef_by_row)
     c = coef_by_row[support]
     return -0.5 * rho**2 * (c @ kernel_matrix(X[support], X[support], kernel_name, **params) @ c)
+def svr_primal(X, y, w, *, loss, C=1.0, epsilon=0.0, bias="none", intercept_scaling=1.0,
+               cost=None):
+    """P(w) = w'w / 2 + sum_i C_i loss(y_i - x_i'w) of linear SVR: epsilon-insensitive loss
+    max(0, |r| - epsilon) ('epsilon_insensitive') or its square. bias="augmented": w has one
+    more entry, the weight of a constant feature intercept_scaling (regularized)."""
+    X = sp.csr_matrix(X)
+    w = np.asarray(w, dtype=float)
+    cost = np.full(X.shape[0], C) if cost is None else np.asarray(cost, dtype=float)
+    if bias == "augmented":
+        X = sp.hstack([X, np.full((X.shape[0], 1), intercept_scaling)], format="csr")
+    slack = np.maximum(0.0, np.abs(np.asarray(y, dtype=float) - X @ w) - epsilon)
+    losses = slack if loss == "epsilon_insensitive" else slack**2
+    return 0.5 * w @ w + cost @ losses
+
+
+def liblinear_svr(X, y, *, loss, C=1.0, epsilon=0.1, eps=0.1, bias=-1.0):
+    """LIBLINEAR -s 13 (epsilon_insensitive) or -s 12 (squared): (w, iterations, objective).
+
+    w has the bias feature's weight last when bias > 0; objective is the dual objective
+    LIBLINEAR prints (its minimisation form, so -D); iterations what it prints (300 is
+    its limit for these solvers).
+    """
+    from liblinear import liblinearutil as ll
+    from liblinear.liblinear import PRINT_STRING_FUN
+
+    solver = {"squared_epsilon_insensitive": 12, "epsilon_insensitive": 13}[loss]
+    parameter = ll.parameter(f"-s {solver} -c {float(C)!r} -p {float(epsilon)!r} "
+                             f"-e {float(eps)!r} -B {float(bias)!r}")
+    printed = []
+    parameter.print_func = PRINT_STRING_FUN(lambda text: printed.append(text.decode()))
+    model = ll.train(ll.problem(np.asarray(y, dtype=float), sp.csr_matrix(X)), parameter)
+    text = "".join(printed)
+    w = np.array([model.w[k] for k in range(model.get_nr_feature() + (model.bias > 0))])
+    iterations = int(re.search(r"#iter = (\d+)", text).group(1))
+    objective = float(re.search(r"Objective value = (\S+)", text).group(1))
+    return w, iterations, objective
+
+
+def platt_sigmoid(dec, labels):
+    """(A, B) minimising Platt's regularised-target log-likelihood, by scipy's trust-region
+    Newton method with exact derivatives to a 1e-13 gradient: the optimum that LIBSVM's
+    sigmoid_train approximates (an independent solver of the same problem)."""
+    from scipy.optimize import minimize
+
+    dec = np.asarray(dec, dtype=float)
+    positive = np.asarray(labels) > 0
+    n1, n0 = positive.sum(), (~positive).sum()
+    t = np.where(positive, (n1 + 1.0) / (n1 + 2.0), 1.0 / (n0 + 2.0))
+    F = np.column_stack([dec, np.ones_like(dec)])
+
+    def f(v):
+        z = F @ v
+        return float(np.sum(t * z + np.logaddexp(0.0, -z)))
+
+    def grad(v):
+        p = 1.0 / (1.0 + np.exp(F @ v))  # = 1 - sigmoid(-z)
+        return F.T @ (t - p)
+
+    def hess(v):
+        z = F @ v
+        d = np.exp(-np.logaddexp(0.0, z) - np.logaddexp(0.0, -z))  # p (1 - p)
+        return F.T @ (F * d[:, None])
+
+    start = np.array([0.0, np.log((n0 + 1.0) / (n1 + 1.0))])
+    result = minimize(f, start, jac=grad, hess=hess, method="trust-exact",
+                      options={"gtol": 1e-13})
+    return tuple(result.x)
+
+
+def libsvm_probability(X, y, options):
+    """LIBSVM -b 1 on binary data with the C library's rand() reset (srand(1)): returns
+    (labels, perm, probA, probB), perm being the permutation LIBSVM's
+    svm_binary_svc_probability draws for its five folds over the rows grouped by class
+    (labels[0]'s rows first, each class in file order; labels[0] is the positive class:
+    the first label of the file, except that LIBSVM puts +1 first for labels -1/+1)."""
+    import ctypes
+
+    from libsvm import svmutil
+
+    libc = ctypes.CDLL(None)
+    n = len(y)
+    libc.srand(1)
+    perm = list(range(n))
+    for i in range(n):
+        j = i + libc.rand() % (n - i)
+        perm[i], perm[j] = perm[j], perm[i]
+    libc.srand(1)
+    model = svmutil.svm_train(svmutil.svm_problem(list(map(float, y)), sp.csr_matrix(X)),
+                              svmutil.svm_parameter(options + " -b 1 -q"))
+    return model.get_labels(), np.array(perm), model.probA[0], model.probB[0]

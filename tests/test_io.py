@@ -425,7 +425,11 @@ def test_liblinear_file_as_written_by_liblinear(tmp_path, heart):
 
 
 BAD_LIBLINEAR = {
-    "svr": ("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 1\nbias -1\nw\n1 \n", "not a classifier"),
+    # regressions (-s 11, 12, 13) import as LinearSVR (tests/test_linear_svr.py); bad ones do not
+    "svr-label": ("solver_type L2R_L2LOSS_SVR\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\nw\n1 \n",
+                  "no 'label' line"),
+    "svr-truncated": ("solver_type L2R_L1LOSS_SVR_DUAL\nnr_class 2\nnr_feature 2\nbias 1\nw\n1 \n",
+                      "truncated"),
     "one-class": ("solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 1\nbias -1\nrho 1\nw\n1 \n",
                   "not a classifier"),
     "unknown-solver": ("solver_type FOO\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\nw\n1 \n",

@@ -14,7 +14,7 @@ from sklearn.preprocessing import PolynomialFeatures
 
 from dualsvm.exceptions import DataError
 from dualsvm.outofcore import DiskDataset, convert, fit
-from dualsvm.outofcore.solvers import DiskProblem
+from dualsvm.outofcore.solvers import BlockMinimization, DiskProblem, Prefetcher
 from dualsvm.outofcore.training import load_checkpoint
 from dualsvm.problem import DualProblem
 from dualsvm.solvers import DualCD, Stopping, run_epochs
@@ -278,6 +278,60 @@ def test_flags_change_the_run_and_unknown_options_are_refused(heart):
         fit(heart, method="bm", memory=memory, epsilon=0.1)
     with pytest.raises(TypeError, match="takes no option inner_epochs"):
         fit(heart, method="dcl", memory=memory, inner_epochs=3)
+
+
+def test_prefetcher_threads_hand_blocks_over_in_order(heart):
+    """Several reader threads that finish in any order: the consumer gets the
+    blocks in the order asked for, an error at the block it comes from, and at
+    most one block per thread is held besides the consumer's."""
+    rng = np.random.default_rng(0)
+    order = rng.permutation(heart.n_blocks)
+    held = []
+
+    def prepare(block):
+        time.sleep(rng.uniform(0, 0.004))  # threads overtake each other
+        return block.number
+
+    for readers in (1, 2, 3):
+        prefetcher = Prefetcher(heart, order, prepare, readers)
+        got = []
+        for block, number in prefetcher:
+            assert block.number == number
+            got.append(number)
+            held.append(sum(q.qsize() for q in prefetcher.queues))
+        assert got == order.tolist()
+    assert max(held) <= 3
+
+    def failing(block):
+        if block.number == order[5]:
+            raise RuntimeError("bad block")
+        return block.number
+
+    prefetcher = Prefetcher(heart, order, failing, 2)
+    got = []
+    with pytest.raises(RuntimeError, match="bad block"):
+        for _, number in prefetcher:
+            got.append(number)
+    assert got == order[:5].tolist()
+
+
+def test_block_minimization_with_two_readers_is_deterministic(heart, load):
+    """BM takes a second reader thread when the budget holds 8 blocks; its runs do
+    not depend on which thread finishes first."""
+    problem = DiskProblem(heart, 1.0, loss="hinge")
+    memory = 10 * problem.block_nbytes
+    solver = BlockMinimization(problem, 1e-12, memory=memory, random_state=np.random.default_rng(0))
+    assert solver.readers == 2
+    small = BlockMinimization(problem, 1e-12, memory=6 * problem.block_nbytes,
+                              random_state=np.random.default_rng(0))
+    assert small.readers == 1
+    X, y = load("heart_scale")
+    reference = in_memory_primal(X, y, 1.0, "hinge")
+    runs = [fit(heart, method=method, memory=memory / 2**20, loss="hinge", random_state=0,
+                tol=1e-12, gap_tol=1e-4, max_iter=1000) for method in ("bm", "bm", "sbm")]
+    assert np.array_equal(runs[0].alpha_, runs[1].alpha_)
+    for model in runs:
+        assert model.status_ == ["gap"] and abs(model.primal_[0] - reference) <= 1e-4 * reference
 
 
 def test_budget_and_labels_are_checked(heart, tmp_path):

@@ -9,6 +9,11 @@ VERSION = "0.1.0"
 
 #: The two losses of every problem: L1-loss (LIBLINEAR ``-s 3``) and L2-loss (``-s 1``).
 LOSSES = ("hinge", "squared_hinge")
+#: The two losses of support vector regression: L1-loss (LIBLINEAR ``-s 13``) and
+#: L2-loss (``-s 12``), scikit-learn's names.
+REGRESSION_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive")
+#: The L1 losses (D_ii = 0, U_i = C_i in the dual); the others are L2 losses.
+L1_LOSSES = ("hinge", "epsilon_insensitive")
 #: How the bias is fitted (see :mod:`dualsvm.problem`).
 BIAS_MODES = ("none", "augmented", "exact")
 

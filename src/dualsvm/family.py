@@ -347,8 +347,11 @@ class NuSVC(SVC):
         the smaller class (with weights, its weight), else the error
         'specified nu is infeasible' (LIBSVM's ``-n``).
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, class_weight,
-    verbose, max_iter, decision_function_shape, random_state, time_limit, callback
-        As :class:`dualsvm.SVC`.
+    verbose, max_iter, decision_function_shape, probability, break_ties, random_state,
+    time_limit, callback
+        As :class:`dualsvm.SVC` (``probability``: LIBSVM's ``-b 1`` for nu-SVC, each
+        pair's sigmoid fitted on decision values of nu-SVC models trained on 4/5 of
+        its rows; nu must be feasible on those too).
 
     Attributes
     ----------
@@ -362,12 +365,14 @@ class NuSVC(SVC):
         "class_weight": SVC._parameter_constraints["class_weight"],
         "decision_function_shape": SVC._parameter_constraints["decision_function_shape"],
         "random_state": SVC._parameter_constraints["random_state"],
+        "probability": SVC._parameter_constraints["probability"],
+        "break_ties": SVC._parameter_constraints["break_ties"],
     }
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=200, class_weight=None, verbose=0,
-                 max_iter=-1, decision_function_shape="ovr", random_state=None,
-                 time_limit=None, callback=None):
+                 max_iter=-1, decision_function_shape="ovr", probability=False,
+                 break_ties=False, random_state=None, time_limit=None, callback=None):
         self.nu = nu
         self.kernel = kernel
         self.degree = degree
@@ -380,13 +385,16 @@ class NuSVC(SVC):
         self.verbose = verbose
         self.max_iter = max_iter
         self.decision_function_shape = decision_function_shape
+        self.probability = probability
+        self.break_ties = break_ties
         self.random_state = random_state
         self.time_limit = time_limit
         self.callback = callback
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        """Fit one binary nu-SVC per pair of classes.
+        """Fit one binary nu-SVC per pair of classes (with ``probability``, and Platt's
+        sigmoid of each from 5-fold cross-validated nu-SVC decisions, LIBSVM's -b 1).
 
         Parameters
         ----------

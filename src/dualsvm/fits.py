@@ -1,7 +1,8 @@
 """Fitted models as plain data: what training produces and model files hold.
 
-:class:`LinearFit` and :class:`KernelFit` carry the fitted attributes of
-:class:`dualsvm.LinearSVC` and :class:`dualsvm.SVC` under the same names (ending
+:class:`LinearFit`, :class:`LinearSVRFit` and :class:`KernelFit` carry the fitted
+attributes of :class:`dualsvm.LinearSVC`, :class:`dualsvm.LinearSVR` and
+:class:`dualsvm.SVC` under the same names (ending
 in ``_``) and ``params``, the estimator parameters they were trained with. They
 need NumPy only, so the command line trains, saves and reports without
 scikit-learn; the estimators are built from them by ``from_fit``.
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .constants import CLASSIFIER_TYPES, EARLY_STOPS
+from .probability import class_probabilities
 
 
 def early_stop_message(statuses, gaps):
@@ -71,6 +73,32 @@ class LinearFit(_Fit):
 
 
 @dataclass
+class LinearSVRFit(_Fit):
+    """A fitted linear regression model: what :class:`dualsvm.LinearSVR` stores.
+
+    ``coef_`` (n_features,) and ``intercept_`` (1,), as scikit-learn's LinearSVR;
+    the certificate (``primal_``, ``dual_``, ``gap_``, ``status_``) has one entry,
+    like a LinearFit of two classes; ``alpha_`` holds beta (n_samples,).
+    """
+
+    params: dict
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    alpha_: np.ndarray = None
+    n_iter_: int = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = None
+    history_: list = None
+    feature_names_in_: np.ndarray = None
+
+    @property
+    def n_features_in_(self):
+        return self.coef_.shape[0]
+
+
+@dataclass
 class KernelFit(_Fit):
     """A fitted kernel model: what :class:`dualsvm.SVC` stores after ``fit``.
 
@@ -100,6 +128,9 @@ class KernelFit(_Fit):
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
     kind: str = "c_svc"
+    probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs
+    probB_: np.ndarray = None
+    solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
 
     @property
     def classifies(self):
@@ -110,14 +141,24 @@ class KernelFit(_Fit):
         """LIBSVM's decision values, (n, n_pairs) (one column for one-class and
         regression models); X as in training (for 'precomputed': the (n, n_train)
         kernel against the training rows)."""
+        coef = (pair_coefficients(self.dual_coef_, self.n_support_) if self.classifies
+                else self.dual_coef_).T
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
-        else:
-            K = self.kernel(X, self.support_vectors_)
-        coef = pair_coefficients(self.dual_coef_, self.n_support_) if self.classifies \
-            else self.dual_coef_
-        return K @ coef.T + self.intercept_
+            return K @ coef + self.intercept_
+        # by tiles of rows, the kernel values never stored (memory O(n n_pairs))
+        return self.kernel.times(X, self.support_vectors_, coef) + self.intercept_
+
+    def predict_proba(self, X):
+        """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its
+        decision value, coupled over the pairs (:mod:`dualsvm.probability`)."""
+        if self.probA_ is None:
+            raise ValueError("the model has no probability estimates: it was trained "
+                             "without probability=True, or interrupted before its "
+                             "cross-validation ended")
+        return class_probabilities(self.decision_ovo(X), self.probA_, self.probB_,
+                                   len(self.classes_))
 
     def predict(self, X):
         """One-vs-one votes as LIBSVM counts them (ties: the first class);

@@ -9,6 +9,7 @@ layout is described in :mod:`dualsvm.fits`.
 
 import math
 import time
+from dataclasses import replace
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -16,13 +17,16 @@ import numpy as np
 from .constants import CLASSIFIER_TYPES, LOSSES, SVM_TYPES
 from .fits import KernelFit
 from .kernels import make_kernel
+from .linear_training import WarmStart
 from .multiclass import BinaryTask, one_vs_one, solve_tasks
+from .probability import fold_decision_slices, sigmoid_train
 from .problem import KernelDualProblem, NuDual, SVRDual
-from .solvers import Stopping
+from .solvers import Stopping, run_epochs
 from .solvers.cgd import CGD
 from .solvers.dual_pgd import DualPGD
 from .solvers.kernel_dcd import KernelDCD
 from .solvers.smo import SMO
+from .solvers.ws_smo import WorkingSetSMO
 from .validation import random_generator
 
 
@@ -31,8 +35,8 @@ def _epochs(max_iter, per_epoch):
     return math.inf if max_iter < 0 else math.ceil(max_iter / per_epoch)
 
 
-def _build_smo(problem, tol, *, shrinking, random_state, max_iter):
-    solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state,
+def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+    solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state, alpha=alpha,
                  max_steps=None if max_iter < 0 else max_iter)
     return solver, _epochs(max_iter, solver.steps_per_epoch)
 
@@ -40,8 +44,9 @@ def _build_smo(problem, tol, *, shrinking, random_state, max_iter):
 def _builder(solver_class):
     """build for a solver whose epochs are ``iterations_per_epoch`` iterations (max_iter counts
     iterations), or passes over the data (no such attribute: max_iter counts epochs)."""
-    def build(problem, tol, *, shrinking, random_state, max_iter):
-        solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state)
+    def build(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+        solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state,
+                              alpha=alpha)
         return solver, _epochs(max_iter, getattr(solver, "iterations_per_epoch", 1))
     return build
 
@@ -49,8 +54,8 @@ def _builder(solver_class):
 class KernelSolver(NamedTuple):
     """An entry of :data:`KERNEL_SOLVERS`.
 
-    ``build(problem, tol, *, shrinking, random_state, max_iter) -> (solver, max_epochs)``
-    returns a driver-interface solver (see :mod:`dualsvm.solvers._driver`) and the
+    ``build(problem, tol, *, shrinking, random_state, max_iter, alpha=None) -> (solver,
+    max_epochs)`` returns a driver-interface solver (started from ``alpha``, a warm start) (see :mod:`dualsvm.solvers._driver`) and the
     epoch limit that gives ``max_iter`` (-1: none) in the solver's own iterations;
     ``bias``: the bias mode of the problem it solves; ``losses``: those it accepts.
     """
@@ -60,19 +65,49 @@ class KernelSolver(NamedTuple):
     losses: tuple
 
 
-#: SVC's ``solver`` values.
+#: SVC's ``solver`` values ('auto' picks 'ws' or 'smo' per fit: :func:`choose_solver`).
 KERNEL_SOLVERS = {
     "smo": KernelSolver(_build_smo, "exact", LOSSES),
+    "ws": KernelSolver(_builder(WorkingSetSMO), "exact", LOSSES),
     "cgd": KernelSolver(_builder(CGD), "exact", LOSSES),
     "dcd": KernelSolver(_builder(KernelDCD), "none", LOSSES),
     "pgd": KernelSolver(_builder(DualPGD), "exact", LOSSES),
 }
 
 
-def kernel_solver(solver, loss):
-    """KERNEL_SOLVERS[solver], or a clear error for an unknown solver or a wrong loss."""
+#: 'auto' never takes the working-set solver below this many training rows.
+AUTO_MIN_ROWS = 5000
+#: ... and takes it when the cache holds less than this fraction of Q's columns: while
+#: it holds more, SMO computes each column about once and wins (measured on 2 cores,
+#: 100 MB cache: SMO faster on ijcnn1 and w7a up to 15000 rows, 12% of the columns;
+#: the working sets faster from 20000 rows, and on a9a from 10000).
+AUTO_CACHE_FRACTION = 0.15
+
+
+def choose_solver(params, n_samples):
+    """What ``solver='auto'`` trains with: 'ws' (large working sets) when the column
+    cache (``params['cache_size']`` MB, float32 columns of n entries) holds less than
+    ``AUTO_CACHE_FRACTION`` of Q's n columns and n >= ``AUTO_MIN_ROWS``; 'smo' for
+    smaller problems, a precomputed kernel, or shrinking turned off (the working-set
+    solver has none)."""
+    if params["kernel"] == "precomputed" or not params["shrinking"] or \
+            n_samples < AUTO_MIN_ROWS:
+        return "smo"
+    columns = params["cache_size"] * 2**20 / (4 * n_samples)
+    return "ws" if columns < AUTO_CACHE_FRACTION * n_samples else "smo"
+
+
+def kernel_solver(solver, loss, shrinking=True):
+    """KERNEL_SOLVERS[solver], or a clear error for an unknown solver, a wrong loss, or
+    shrinking=False with the working-set solver (which has no shrinking to turn off)."""
+    if solver == "auto":
+        solver = "smo"  # both accept every loss; the choice itself waits for the data
     if solver not in KERNEL_SOLVERS:
-        raise ValueError(f"solver must be one of {sorted(KERNEL_SOLVERS)}, got {solver!r}")
+        raise ValueError(f"solver must be one of {sorted(KERNEL_SOLVERS) + ['auto']}, "
+                         f"got {solver!r}")
+    if solver == "ws" and not shrinking:
+        raise ValueError("solver='ws' has no shrinking to turn off: use solver='smo' (or "
+                         "'auto') with shrinking=False")
     entry = KERNEL_SOLVERS[solver]
     if loss not in entry.losses:
         raise ValueError(f"solver={solver!r} does not solve loss={loss!r}; it solves "
@@ -95,13 +130,20 @@ def _family_problem(kind, X, y, cost, params, kernel):
     raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
 
 
-def _model(kind, solved):
+def _task_problem(kind, X, y, cost, params, kernel, entry):
+    """The dual problem of one task (a pair of classes, or the one task) of ``kind``."""
+    if kind == "c_svc":
+        return KernelDualProblem(X, y, cost, params["loss"], entry.bias, kernel,
+                                 params["cache_size"])
+    return _family_problem(kind, X, y, cost, params, kernel)
+
+
+def _model(kind, problem, solver, result):
     """(coefficients by task row, intercept) of a trained task, as LIBSVM stores them.
 
     C-SVC: y_i a_i and b. nu-SVC: both divided by rho (LIBSVM's scaling, the C-SVC
     with C = 1 / rho). Regression: beta = a - a*. One-class: a and -rho.
     """
-    problem, solver, result = solved.problem, solved.solver, solved.result
     if kind == "c_svc":
         return problem.y * result.alpha, result.intercept
     if kind == "nu_svc":
@@ -112,7 +154,7 @@ def _model(kind, solved):
     return result.alpha.copy(), result.intercept
 
 
-def fit_kernel(X, y, cost, params, kind="c_svc"):
+def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     """Train a kernel model: one binary model per pair of classes (one-vs-one) for
     C-SVC and nu-SVC, one model for one-class and regression.
 
@@ -130,22 +172,37 @@ def fit_kernel(X, y, cost, params, kind="c_svc"):
         rows of cost 0 are left out.
     params : dict
         The estimator's parameters (``get_params()``): those of
-        :class:`dualsvm.SVC` for C-SVC; ``nu`` / ``epsilon``, kernel, ``tol``,
-        ``shrinking``, ``cache_size``, ``max_iter``, ``time_limit``, ``callback``,
-        ``verbose`` for the others (solved by SMO).
+        :class:`dualsvm.SVC` for C-SVC (``solver='auto'`` is resolved by
+        :func:`choose_solver`, the result is the fit's ``solver_used_``); ``nu`` /
+        ``epsilon``, kernel, ``tol``, ``shrinking``, ``cache_size``, ``max_iter``,
+        ``time_limit``, ``callback``, ``verbose`` (and for nu-SVC ``probability``)
+        for the others (solved by SMO).
     kind : str
         A key of :data:`dualsvm.constants.SVM_TYPES`.
+    start : WarmStart or None
+        Dual variables to start each pair from (``start.alpha[p]``, in the pair's
+        row order, see :func:`pair_alphas`).
+    problems : list or None
+        The binary problems, kept for the next call on the same X and y with
+        other costs (a path over C): an empty list is filled; a filled one is
+        reused with the new costs, so the kernel column caches carry over.
 
     Returns
     -------
     KernelFit
     """
-    if kind == "c_svc":
-        entry = kernel_solver(params["solver"], params["loss"])
-    elif kind in SVM_TYPES:
-        entry = KERNEL_SOLVERS["smo"]
-    else:
+    if kind not in SVM_TYPES:
         raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
+    if kind == "c_svc":
+        solver = params["solver"]
+        if solver == "auto":
+            solver = choose_solver(params, X.shape[0])
+        if solver == "ws" and params["kernel"] == "precomputed":
+            raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
+                             "matrix: use solver='smo' or 'auto'")
+        entry = kernel_solver(solver, params["loss"], params["shrinking"])
+    else:  # the rest of the family: LIBSVM's SMO (two constraints for the nu ones)
+        solver, entry = "smo", KERNEL_SOLVERS["smo"]
     kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
                          coef0=params["coef0"], X=X)
     precomputed = kernel.name == "precomputed"
@@ -162,24 +219,41 @@ def fit_kernel(X, y, cost, params, kind="c_svc"):
 
     def build(task):
         rows = task.rows
-        sub = X[np.ix_(rows, rows)] if precomputed else X[rows]
-        if kind == "c_svc":
-            problem = KernelDualProblem(sub, task.y, cost[rows], params["loss"], entry.bias,
-                                        kernel, params["cache_size"])
+        p = tasks.index(task)
+        if problems is not None and p < len(problems):
+            problem = problems[p]
+            problem.set_costs(cost[rows])
         else:
-            problem = _family_problem(kind, sub, task.y, cost[rows], params, kernel)
+            sub = X[np.ix_(rows, rows)] if precomputed else X[rows]
+            problem = _task_problem(kind, sub, task.y, cost[rows], params, kernel, entry)
+            if problems is not None:
+                problems.append(problem)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
-                                         random_state=generator, max_iter=params["max_iter"])
+                                         random_state=generator, max_iter=params["max_iter"],
+                                         alpha=None if start is None else start.alpha[p])
         return problem, solver, max_epochs
 
     stopping = Stopping(callback=params["callback"], verbose=params["verbose"],
                         deadline=None if time_limit is None
                         else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
+    sigmoids = None
+    if classifies and params.get("probability") and \
+            not any(s.result.status == "interrupted" for s in solved):
+        sigmoids = np.zeros((2, len(tasks)))
+        for p, task in enumerate(tasks):
+            dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
+                                            params, generator, stopping, kind)
+            if dec is None:  # Ctrl-C: the models stand, without probabilities
+                sigmoids = None
+                for s in solved:
+                    s.result.status = "interrupted"
+                break
+            sigmoids[:, p] = sigmoid_train(dec, task.y)
     coef = np.zeros((len(tasks), X.shape[0]))  # the coefficients of each task, by row
     intercept = np.zeros(len(tasks))
     for p, s in enumerate(solved):
-        coef[p, s.task.rows], intercept[p] = _model(kind, s)
+        coef[p, s.task.rows], intercept[p] = _model(kind, s.problem, s.solver, s.result)
     support = np.flatnonzero((coef != 0).any(axis=0))
     support = support[np.argsort(label[support], kind="stable")]  # grouped by class
     sv_label = label[support]
@@ -207,5 +281,112 @@ def fit_kernel(X, y, cost, params, kind="c_svc"):
         gap_=np.array([r.gap for r in results]),
         status_=[r.status for r in results],
         history_=[r.history for r in results],
+        probA_=None if sigmoids is None else sigmoids[0],
+        probB_=None if sigmoids is None else sigmoids[1],
+        solver_used_=solver,
         kind=kind,
     )
+
+
+def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping,
+                              kind="c_svc"):
+    """Decision values of one binary problem's rows, each from a model trained without it.
+
+    LIBSVM's ``svm_binary_svc_probability``: the rows are permuted and split into five
+    folds; each fold is scored by a model trained on the other four (same kernel, costs
+    and solver, no callback or trace); a fold whose training part holds one class only
+    gets +1 or -1 (0 if empty), as LIBSVM gives it. None when Ctrl-C stopped a fold.
+
+    Parameters
+    ----------
+    X : the whole training data (the kernel matrix for 'precomputed')
+    y : ndarray of the problem's labels in {-1, +1}
+    cost : ndarray of the problem's C_i
+    rows : ndarray of the problem's rows of X
+    kind : 'c_svc' or 'nu_svc' (LIBSVM's -b 1 for both: the fold models are of that
+        kind, nu-SVC's scaled by 1 / rho as its final model is)
+    """
+    precomputed = kernel.name == "precomputed"
+    dec = np.zeros(len(rows))
+    perm, folds = fold_decision_slices(len(rows), generator)
+    quiet = Stopping(deadline=stopping.deadline, monitor=False)
+    for begin, end in folds:
+        held = perm[begin:end]
+        train = np.concatenate([perm[:begin], perm[end:]])
+        positive = int(np.count_nonzero(y[train] > 0))
+        if positive in (0, len(train)):
+            dec[held] = 0.0 if len(train) == 0 else (1.0 if positive else -1.0)
+            continue
+        train_rows = rows[train]
+        sub = X[np.ix_(train_rows, train_rows)] if precomputed else X[train_rows]
+        problem = _task_problem(kind, sub, y[train], cost[train], params, kernel, entry)
+        solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
+                                         random_state=generator, max_iter=params["max_iter"])
+        result = run_epochs(solver, problem, replace(quiet, max_iter=max_epochs))
+        if result.status == "interrupted":
+            return None
+        coef, intercept = _model(kind, problem, solver, result)
+        support = np.flatnonzero(coef)
+        coef = coef[support]
+        if precomputed:
+            K = X[np.ix_(rows[held], train_rows[support])]
+        else:
+            K = kernel(X[rows[held]], X[train_rows[support]])
+        dec[held] = K @ coef + intercept
+    return dec
+
+
+def pair_alphas(fit, y, cost):
+    """The dual variables of every pair of a :class:`KernelFit`, each in its task's
+    row order (:func:`dualsvm.multiclass.one_vs_one` of the training ``y`` and
+    ``cost``): what :func:`fit_kernel` takes as ``start.alpha``."""
+    label = np.searchsorted(fit.classes_, y)
+    sv_label = label[fit.support_]
+    alphas = []
+    for task in one_vs_one(fit.classes_, y, keep=cost > 0):
+        i, j = task.positive, task.negative
+        coef = np.zeros(len(y))  # y_t alpha_t by training row
+        on_i, on_j = sv_label == i, sv_label == j
+        coef[fit.support_[on_i]] = fit.dual_coef_[j - 1, on_i]
+        coef[fit.support_[on_j]] = fit.dual_coef_[i, on_j]
+        alphas.append(coef[task.rows] * task.y)
+    return alphas
+
+
+def kernel_path(X, y, unit_cost, params, Cs):
+    """Fit one kernel model per C of the increasing ``Cs``, each from the one before.
+
+    Each fit starts from the previous dual variables scaled by C_new / C_old
+    (:meth:`WarmStart.rescaled`; the solver projects them into its box and, for
+    the exact bias, onto y'a = 0), and the binary problems, with their kernel
+    column caches, are kept across the path (:meth:`KernelDualProblem.set_costs`).
+
+    Parameters
+    ----------
+    X, y
+        As for :func:`fit_kernel`.
+    unit_cost : ndarray of shape (n_samples,)
+        C_i / C (costs scale with C).
+    params : dict
+        SVC parameters (``params["C"]`` is replaced by each C).
+    Cs : sequence of float
+        Increasing values of C.
+
+    Yields
+    ------
+    KernelFit
+        The model at each C in turn, with its certificate.
+    """
+    problems = []
+    previous = None
+    for C in Cs:
+        C = float(C)
+        cost = unit_cost * C
+        start = None
+        if previous is not None:
+            start = WarmStart(alpha=pair_alphas(previous[1], y, cost)).rescaled(C / previous[0])
+        fit = fit_kernel(X, y, cost, {**params, "C": C}, start=start, problems=problems)
+        yield fit
+        if "interrupted" in fit.status_:
+            return
+        previous = (C, fit)

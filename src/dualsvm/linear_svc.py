@@ -9,7 +9,7 @@ import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -25,7 +25,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .base import FitMixin
 from .constants import LOSSES
 from .fits import LinearFit
-from .linear_training import PRIMAL_SOLVERS, WarmStart, bias_mode, fit_linear
+from .linear_training import PRIMAL_SOLVERS, WarmStart, bias_mode, fit_linear, linear_path, \
+    stacked_weights
 from .validation import canonical, sample_costs, training_data
 
 
@@ -301,9 +302,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
 
     def _weights(self):
         """The current w of each binary problem, the augmented entry included."""
-        if self._bias_mode() != "augmented":
-            return self.coef_.copy()
-        return np.hstack([self.coef_, self.intercept_[:, None] / self.intercept_scaling])
+        return stacked_weights(self.coef_, self.intercept_, self.get_params(deep=False))
 
     def _warm_start(self, X, classes):
         """Where ``fit`` continues with warm_start: the previous dual variables ('dcd')
@@ -320,3 +319,21 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         if alpha is not None and alpha.shape == (n_problems, X.shape[0]):
             return WarmStart(alpha=alpha)
         return None
+
+
+def linear_svc_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
+    """Fitted clones of a :class:`LinearSVC`, one per C of the increasing ``Cs``,
+    each started from the one before (see :func:`dualsvm.c_path`); a generator,
+    so a caller can score or time each model as it comes."""
+    estimator = clone(estimator)
+    estimator._validate_params()
+    estimator._check_solver()
+    X, y, classes = training_data(estimator, X, y)
+    unit_cost = sample_costs(1.0, estimator.class_weight, y, classes, sample_weight)
+    names = getattr(estimator, "feature_names_in_", None)
+    for fit in linear_path(X, y, unit_cost, estimator.get_params(deep=False), Cs, start=start):
+        model = clone(estimator).set_params(C=fit.params["C"])
+        model._take_fit(fit)
+        if names is not None:
+            model.feature_names_in_ = names
+        yield model

@@ -5,15 +5,16 @@
 scikit-learn alone takes longer (about 1.5 s) than its whole start-up budget.
 """
 
+import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .fits import LinearFit
+from .fits import LinearFit, LinearSVRFit
 from .multiclass import one_vs_rest, solve_tasks
-from .problem import DualProblem
-from .solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping
+from .problem import DualProblem, SVRDualProblem
+from .solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
 from .validation import random_generator
 
 #: LinearSVC's ``solver`` values that run in the primal (stochastic steps on w).
@@ -25,7 +26,8 @@ class WarmStart:
     """Where training continues, one row per binary problem.
 
     ``alpha``: dual variables (solver 'dcd'). ``weights``, ``steps``: the primal
-    solvers' w (the augmented entry included) and step counts t; ``seen_rows``,
+    solvers' w (the augmented entry included) and step counts t ('dcd' given
+    ``weights`` starts from their dual point, see :func:`dual_start`); ``seen_rows``,
     ``seen_cost``: rows and sum of C_i of earlier data whose objective this
     training extends (``partial_fit``; 0 for a warm-started ``fit``).
     """
@@ -36,10 +38,54 @@ class WarmStart:
     seen_rows: int = 0
     seen_cost: float = 0.0
 
+    def rescaled(self, ratio):
+        """The start for the same data at C multiplied by ``ratio`` (a path over C).
+
+        The dual variables scale with C: the hinge loss's box [0, C_i] scales
+        exactly, so a point interior to the old box keeps its place in the new
+        one; the squared hinge's optimum a_i = 2 C_i max(0, 1 - m_i) scales too
+        at fixed margins. The solver then projects the start into its box
+        (:meth:`dualsvm.problem.BoxDual.feasible`). w stays as it is (the primal
+        start, see :func:`dual_start`); the step counts of the primal solvers
+        continue, so their steps stay as small as the model is good.
+        """
+        return replace(self, alpha=None if self.alpha is None else
+                       [np.asarray(a) * ratio for a in self.alpha])
+
+
+def dual_start(problem, start, k):
+    """The dual variables DCD starts binary problem ``k`` from, or None (zeros).
+
+    Candidates: ``start.alpha[k]`` made feasible, and the dual point of the
+    primal w ``start.weights[k]`` (:meth:`dualsvm.problem.DualProblem.dual_point`,
+    not for the exact bias); with both, the one of the larger dual objective
+    (one product X'a each), so a path over C starts from whichever is closer.
+    """
+    candidates = []
+    if start.alpha is not None:
+        candidates.append(problem.feasible(start.alpha[k]))
+    if start.weights is not None and problem.bias != "exact":
+        candidates.append(problem.dual_point(problem.decision(start.weights[k])))
+    if len(candidates) < 2:
+        return candidates[0] if candidates else None
+    return max(candidates, key=lambda a: problem.dual(a, problem.weights(a)))
+
+
+#: How a path over C starts each fit from the one before (see :func:`linear_path`).
+PATH_STARTS = ("dual", "primal", "best")
+
 
 def bias_mode(params):
     """The :mod:`dualsvm.problem` bias mode of LinearSVC parameters."""
     return params["intercept_mode"] if params["fit_intercept"] else "none"
+
+
+def _monitor(params):
+    """Whether to certify every epoch: ``monitor``, or None: when something reads it."""
+    if params["monitor"] is not None:
+        return params["monitor"]
+    return (bool(params["verbose"]) or params["callback"] is not None
+            or params["gap_tol"] is not None)
 
 
 def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
@@ -76,9 +122,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
     mode = bias_mode(params)
     generator = random_generator(params["random_state"])
     time_limit = params["time_limit"]
-    monitor = params["monitor"]
-    if monitor is None:
-        monitor = bool(params["verbose"]) or params["callback"] is not None or params["gap_tol"] is not None
+    monitor = _monitor(params)
     gap_tol = params["gap_tol"]
     if primal:  # no optimality measure of their own: tol is the certificate's gap
         gap_tol = params["tol"] if gap_tol is None else min(gap_tol, params["tol"])
@@ -99,7 +143,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
         else:
             solver_class = PairCD if mode == "exact" else DualCD
             solver = solver_class(problem, params["tol"], **common,
-                                  alpha=None if start.alpha is None else start.alpha[k])
+                                  alpha=dual_start(problem, start, k))
         return problem, solver, max_iter or params["max_iter"]
 
     stopping = Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
@@ -128,3 +172,111 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
         lambda_=1.0 / cost_seen if cost_seen > 0 else float("inf"),
         t_=np.array([s.solver.t if primal else 0 for s in solved]),
     )
+
+
+def fit_linear_svr(X, y, cost, params, *, alpha=None):
+    """Train linear support vector regression (LIBLINEAR ``-s 12`` / ``-s 13``) by DCD.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated float64 data (C-ordered, or CSR with canonical indices).
+    y : ndarray of shape (n_samples,)
+        Finite float64 targets.
+    cost : ndarray of shape (n_samples,)
+        C_i = C * sample_weight_i.
+    params : dict
+        :class:`dualsvm.LinearSVR` parameters (``get_params()``).
+    alpha : ndarray of shape (n_samples,) or None
+        The dual variables beta to start from (``warm_start``).
+
+    Returns
+    -------
+    LinearSVRFit
+    """
+    mode = "augmented" if params["fit_intercept"] else "none"
+    problem = SVRDualProblem(X, y, cost, params["loss"], mode, params["intercept_scaling"],
+                             params["epsilon"])
+    monitor = _monitor(params)
+    max_iter = params["max_iter"]
+    # Unmonitored, one epoch() runs several passes in compiled code, about 2e5 row
+    # entries' worth (a Python round trip costs more than a pass over a small problem).
+    per_epoch = 1 if monitor else max(1, 200_000 // (X.size + X.shape[0]))  # size: CSR entries too
+    solver = DualCD(problem, params["tol"], shrinking=params["shrinking"],
+                    shuffle=params["shuffle"],
+                    random_state=random_generator(params["random_state"]), alpha=alpha,
+                    passes_per_epoch=per_epoch, max_passes=max_iter)
+    result = run_epochs(solver, problem, Stopping(
+        max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
+        time_limit=params["time_limit"]))
+    coef, intercept = problem.coef_intercept(result.w)
+    return LinearSVRFit(
+        params=dict(params), coef_=coef, intercept_=np.array([intercept]), alpha_=result.alpha,
+        n_iter_=solver.n_iter, primal_=np.array([result.primal]), dual_=np.array([result.dual]),
+        gap_=np.array([result.gap]), status_=[result.status], history_=[result.history])
+
+
+def stacked_weights(coef, intercept, params):
+    """The w of each binary problem as the solvers keep it (the augmented entry
+    B w_d = intercept included), from a model's ``coef_`` and ``intercept_``."""
+    if bias_mode(params) != "augmented":
+        return np.array(coef, dtype=np.float64)
+    return np.hstack([coef, np.asarray(intercept)[:, None] / params["intercept_scaling"]])
+
+
+def path_start(fit, ratio, params, start="dual"):
+    """The :class:`WarmStart` of the next fit on a path: the previous ``fit`` at a C
+    ``ratio`` times smaller.
+
+    'dcd': ``start='dual'`` scales the previous dual variables
+    (:meth:`WarmStart.rescaled`); 'primal' starts from the dual point of the
+    previous w (not for the exact bias, whose dual needs y'a = 0); 'best' offers
+    both and DCD takes the one of larger dual objective (:func:`dual_start`).
+    The primal solvers continue from the previous w and step counts.
+    """
+    if start not in PATH_STARTS:
+        raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
+    weights = stacked_weights(fit.coef_, fit.intercept_, params)
+    if params["solver"] in PRIMAL_SOLVERS:
+        return WarmStart(weights=weights, steps=fit.t_)
+    if start != "dual" and bias_mode(params) == "exact":
+        raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "
+                         "(intercept_mode='exact') has not: its dual needs y'a = 0; use "
+                         "start='dual'")
+    return WarmStart(alpha=None if start == "primal" else fit.alpha_,
+                     weights=None if start == "dual" else weights).rescaled(ratio)
+
+
+def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
+    """Fit one model per C of the increasing ``Cs``, each from the one before.
+
+    Parameters
+    ----------
+    X, y
+        As for :func:`fit_linear`.
+    unit_cost : ndarray of shape (n_samples,)
+        C_i / C = class_weight[y_i] * sample_weight_i (costs scale with C).
+    params : dict
+        LinearSVC parameters (``params["C"]`` is replaced by each C).
+    Cs : sequence of float
+        Increasing values of C.
+    start : {'dual', 'primal', 'best'}
+        How each fit starts from the previous one (:func:`path_start`).
+
+    Yields
+    ------
+    LinearFit
+        The model at each C in turn, with its certificate. After Ctrl-C the
+        interrupted model is the last one.
+    """
+    previous = None
+    for C in Cs:
+        C = float(C)
+        warm = None if previous is None else path_start(previous[1], C / previous[0],
+                                                        params, start)
+        fit = fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm)
+        yield fit
+        if "interrupted" in fit.status_:
+            return
+        previous = (C, fit)

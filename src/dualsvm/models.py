@@ -11,8 +11,9 @@ from sklearn.exceptions import NotFittedError
 
 from .exceptions import ModelError, one_line
 from .family import NuSVC, NuSVR, OneClassSVM, SVR
-from .fits import KernelFit, LinearFit
+from .fits import KernelFit, LinearFit, LinearSVRFit
 from .linear_svc import LinearSVC
+from .linear_svr import LinearSVR
 from .persistence.liblinear import export_liblinear as _export_fit
 from .persistence.liblinear import import_liblinear as _import_fit
 from .persistence.model_file import load_any_fit, load_fit, save_fit
@@ -27,13 +28,13 @@ _KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
 
 
 def _as_fit(model):
-    """The fit object of a fitted LinearSVC or SVC (or the fit object itself)."""
-    if isinstance(model, (LinearFit, KernelFit)):
+    """The fit object of a fitted LinearSVC, LinearSVR or SVC (or the fit object itself)."""
+    if isinstance(model, (LinearFit, LinearSVRFit, KernelFit)):
         return model
-    if not isinstance(model, (LinearSVC, SVC, *_KERNEL_ESTIMATORS.values())):
-        raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC and "
-                         "the kernel models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model "
-                         "file format")
+    if not isinstance(model, (LinearSVC, LinearSVR, SVC, *_KERNEL_ESTIMATORS.values())):
+        raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC, "
+                         "dualsvm.LinearSVR and the kernel models (SVC, NuSVC, OneClassSVM, SVR, "
+                         "NuSVR) have a model file format")
     try:
         return model.to_fit()
     except NotFittedError:
@@ -42,7 +43,10 @@ def _as_fit(model):
 
 def _estimator(fit, path):
     """The fitted estimator of a fit object read from ``path``."""
-    cls = _KERNEL_ESTIMATORS[fit.kind] if isinstance(fit, KernelFit) else LinearSVC
+    if isinstance(fit, KernelFit):
+        cls = _KERNEL_ESTIMATORS[fit.kind]
+    else:
+        cls = LinearSVR if isinstance(fit, LinearSVRFit) else LinearSVC
     try:
         return cls.from_fit(fit)
     except (TypeError, ValueError) as e:
@@ -50,7 +54,8 @@ def _estimator(fit, path):
 
 
 def save_model(model, path):
-    """Save a fitted :class:`~dualsvm.LinearSVC` or :class:`~dualsvm.SVC` (or a fit
+    """Save a fitted :class:`~dualsvm.LinearSVC`, :class:`~dualsvm.LinearSVR` or
+    :class:`~dualsvm.SVC` (or a fit
     object) as a dualsvm model file (see :mod:`dualsvm.persistence.container`).
 
     The write is atomic: an existing file at ``path`` is replaced only once the
@@ -71,7 +76,7 @@ def load_model(path):
 
     Returns
     -------
-    LinearSVC or SVC
+    LinearSVC, LinearSVR or SVC
         Fitted: ``predict``, ``decision_function`` and ``score`` work; the
         training certificate (``status_``, ``n_iter_``, ``primal_``, ``dual_``,
         ``gap_``) is restored when the file has it.
@@ -90,18 +95,19 @@ def load_any_model(path):
 
 
 def export_liblinear(model, path):
-    """Write a fitted LinearSVC (or LinearFit) as a LIBLINEAR 2.50 text model file.
+    """Write a fitted LinearSVC or LinearSVR (or its fit) as a LIBLINEAR 2.50 text model file.
 
-    LIBLINEAR's ``predict`` gives the same labels as ``model.predict``.
+    LIBLINEAR's ``predict`` gives the same labels (values) as ``model.predict``.
     """
     fit = _as_fit(model)
-    if not isinstance(fit, LinearFit):
+    if not isinstance(fit, (LinearFit, LinearSVRFit)):
         raise ModelError("only linear models have a LIBLINEAR format; this is a kernel model")
     _export_fit(fit, path)
 
 
 def import_liblinear(path):
-    """Read a LIBLINEAR text model of a classifier as a fitted LinearSVC.
+    """Read a LIBLINEAR text model of a classifier as a fitted LinearSVC, or of a
+    regression (``-s 11, 12, 13``) as a fitted LinearSVR.
 
     Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
     ``coef_`` and ``intercept_`` are arranged so that ``predict`` gives

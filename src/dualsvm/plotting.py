@@ -7,6 +7,10 @@ here is called, so importing :mod:`dualsvm` never pays for it.
   (P - P*)/P* or the primal objective against seconds or epochs, on a log
   scale, from fitted estimators' ``history_``, lists of records or the per-epoch
   trace ``dualsvm train --trace FILE`` writes (:func:`read_trace`).
+* :func:`plot_c_search`: cross-validation accuracy and fit time against C, from
+  a fitted :class:`dualsvm.LinearSVCCV` / :class:`dualsvm.SVCCV`, its
+  ``cv_results_``, or the file ``dualsvm train -C --trace FILE`` writes
+  (:func:`read_c_search`).
 * :func:`capture_epochs` trains a copy of a 2-D binary estimator and keeps its
   (coef, intercept) at chosen epochs through the ``callback``;
   :func:`plot_decision_boundary` draws one such model (boundary, margins,
@@ -153,6 +157,112 @@ def plot_convergence(sources, *, labels=None, x="seconds", y="gap", optimum=None
     if len(curves) > 1 or labels is not None:
         ax.legend(fontsize="small")
     return ax
+
+
+# ------------------------------------------------------------ the search for C
+
+def read_c_search(path):
+    """Read a ``dualsvm train -C --trace`` file: {'C', 'accuracy', 'fit_seconds'} arrays
+    (accuracy in %, fit seconds summed over the folds)."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if record.get("search") != "C":
+                    raise KeyError("search")
+                rows.append((float(record["C"]), float(record["accuracy"]),
+                             float(record["fit_seconds"])))
+            except (ValueError, KeyError, AttributeError, TypeError):
+                raise ValueError(f"{path}, line {number}: not a record of 'dualsvm train -C "
+                                 "--trace'") from None
+    if not rows:
+        raise ValueError(f"{path}: the search trace is empty")
+    C, accuracy, seconds = (np.array(column) for column in zip(*rows))
+    return {"C": C, "accuracy": accuracy, "fit_seconds": seconds}
+
+
+def is_c_search(path):
+    """Whether ``path`` is a ``dualsvm train -C --trace`` file (its first record says so)."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    return json.loads(line).get("search") == "C"
+                except (ValueError, AttributeError):
+                    return False
+    return False
+
+
+def _search_curves(source):
+    """[(label, C, accuracy %, fit seconds)] of a search: one curve per value of the
+    parameters other than C (SVCCV's gamma)."""
+    if isinstance(source, dict) and "accuracy" in source:
+        return [("", np.asarray(source["C"]), np.asarray(source["accuracy"]),
+                 np.asarray(source["fit_seconds"]))]
+    results = getattr(source, "cv_results_", source)
+    if not isinstance(results, dict) or "params" not in results:
+        raise TypeError("plot_c_search takes a fitted LinearSVCCV or SVCCV, its cv_results_, "
+                        "or read_c_search's dict")
+    groups = {}
+    for k, params in enumerate(results["params"]):
+        rest = tuple(sorted((name, repr(v)) for name, v in params.items() if name != "C"))
+        groups.setdefault(rest, []).append(k)
+    curves = []
+    for rest, index in groups.items():
+        label = ", ".join(f"{name} = {value}" for name, value in rest)
+        C = np.array([results["params"][k]["C"] for k in index], dtype=float)
+        curves.append((label, C, 100.0 * np.asarray(results["mean_test_score"])[index],
+                       np.asarray(results["mean_fit_time"])[index]))
+    return curves
+
+
+def plot_c_search(source, *, ax=None, title=None):
+    """Cross-validation accuracy (left axis) and fit time (right axis) against C.
+
+    Parameters
+    ----------
+    source : LinearSVCCV, SVCCV, dict
+        A fitted search (its ``cv_results_``: the mean score, shown in %, and the
+        mean fit time of each C on its warm-started path), a ``cv_results_``
+        dict, or :func:`read_c_search`'s dict (pooled accuracy, fit time summed
+        over the folds). One curve per gamma for SVCCV.
+    ax : matplotlib Axes, optional
+        Where to draw the accuracy; the fit time goes on ``ax.twinx()``.
+    title : str, optional
+
+    Returns
+    -------
+    (matplotlib.axes.Axes, matplotlib.axes.Axes)
+        The accuracy axes and the fit-time axes; each curve is one Line2D on
+        each, and the best C (highest accuracy, the smallest of equal ones) is
+        marked with a vertical line on the first.
+    """
+    curves = _search_curves(source)
+    ax = _new_axes(ax)
+    times = ax.twinx()
+    best = None
+    for label, C, accuracy, seconds in curves:
+        line, = ax.plot(C, accuracy, marker=".", label=f"accuracy{' ' + label if label else ''}")
+        times.plot(C, seconds, linestyle="--", color=line.get_color(), alpha=0.7,
+                   label=f"fit time{' ' + label if label else ''}")
+        k = int(np.argmax(accuracy))
+        if best is None or accuracy[k] > best[1]:
+            best = (C[k], accuracy[k])
+    ax.axvline(best[0], color="grey", linestyle=":", linewidth=1)
+    for axes in (ax, times):
+        axes.set_xscale("log", base=2)
+    times.set_yscale("log")
+    ax.set_xlabel("C")
+    ax.set_ylabel("cross-validation accuracy (%)")
+    times.set_ylabel("fit time (s, dashed)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title or f"best C = {best[0]:g}: {best[1]:.4g}%", fontsize="medium")
+    if len(curves) > 1:
+        ax.legend(fontsize="small")
+    return ax, times
 
 
 # ------------------------------------------------------------ decision boundary

@@ -11,7 +11,8 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 # Private scikit-learn APIs with no public equivalent (scikit-learn is pinned below
@@ -24,7 +25,7 @@ from sklearn.utils.multiclass import _ovr_decision_function
 from .base import FitMixin
 from .constants import KERNELS, LOSSES
 from .fits import pair_coefficients
-from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_solver
+from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_path, kernel_solver
 from .validation import sample_costs, training_data
 
 
@@ -55,9 +56,13 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         Constant term of 'poly' and 'sigmoid'.
     loss : {'hinge', 'squared_hinge'}, default='hinge'
         'hinge' is LIBSVM's C-SVC.
-    solver : {'smo', 'cgd', 'dcd', 'pgd'}, default='smo'
+    solver : {'auto', 'ws', 'smo', 'cgd', 'dcd', 'pgd'}, default='auto'
         'smo': SMO decomposition with second-order working sets and shrinking
-        (LIBSVM's algorithm; exact bias). 'cgd', 'dcd' (no bias), 'pgd': see
+        (LIBSVM's algorithm; exact bias). 'ws': the same dual by large working
+        sets whose kernel columns are computed in bulk (ThunderSVM's design; no
+        shrinking, no precomputed kernel). 'auto': 'ws' when the cache holds less than
+        15% of the kernel columns (and n >= 5000), else 'smo'
+        (``dualsvm.kernel_training.choose_solver``); ``solver_used_`` says which. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.kernel_training.KERNEL_SOLVERS``.
     tol : float, default=1e-3
         LIBSVM's ``-e``: stop when the maximal KKT violation is below tol.
@@ -68,7 +73,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     class_weight : dict, 'balanced' or None, default=None
         Multiplies C per class.
     max_iter : int, default=-1
-        Iterations per binary problem (SMO steps for 'smo'); -1: no limit.
+        Iterations per binary problem (SMO steps for 'smo', working sets for
+        'ws'); -1: no limit.
     time_limit : float or None, default=None
         Seconds after which training stops with the current models.
     callback : callable or None, default=None
@@ -77,8 +83,19 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         0 silent, 1 progress bar, 2 trace lines on a log grid, 3 every epoch.
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         As scikit-learn's SVC.
+    probability : bool, default=False
+        Fit Platt's sigmoid to each pair's decision values from an internal 5-fold
+        cross-validation (LIBSVM's ``-b 1``; five more trainings per pair), for
+        :meth:`predict_proba`; more than two classes are coupled by Wu, Lin and
+        Weng's method. The probabilities may disagree with :meth:`predict`, as
+        LIBSVM's and scikit-learn's do.
+    break_ties : bool, default=False
+        With ``decision_function_shape='ovr'`` and more than two classes, predict
+        the class of the largest one-vs-rest decision value instead of the vote
+        winner (ties of votes are then broken by confidence).
     random_state : int, RandomState instance or None, default=None
-        Seeds randomised solvers ('smo' is deterministic).
+        Seeds randomised solvers ('smo' is deterministic) and the folds of
+        ``probability``.
 
     Attributes
     ----------
@@ -96,10 +113,15 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     primal_, dual_, gap_ : ndarray of shape (n_pairs,)
         Primal and dual objectives and relative duality gap per binary problem.
     status_ : list of str
+    solver_used_ : str
+        The solver that trained the model ('ws' or 'smo' for ``solver='auto'``).
     history_ : list of list of dict
         Per binary problem, one record per epoch (epoch, seconds, primal, dual, gap,
         violation, active_size, and for kernel solvers iterations,
         kernel_evaluations, cache_hits).
+    probA_, probB_ : ndarray of shape (n_pairs,)
+        Platt's sigmoid 1 / (1 + exp(A f + B)) of each pair (LIBSVM's signs: f > 0
+        for the first class of the pair); empty unless ``probability=True``.
     """
 
     _parameter_constraints = {
@@ -109,7 +131,7 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
         "coef0": [Interval(Real, None, None, closed="neither")],
         "loss": [StrOptions(set(LOSSES))],
-        "solver": [StrOptions(set(KERNEL_SOLVERS))],
+        "solver": [StrOptions(set(KERNEL_SOLVERS) | {"auto"})],
         "tol": [Interval(Real, 0.0, None, closed="neither")],
         "cache_size": [Interval(Real, 0.0, None, closed="neither")],
         "shrinking": ["boolean"],
@@ -119,13 +141,16 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         "callback": [callable, None],
         "verbose": ["verbose"],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "probability": ["boolean"],
+        "break_ties": ["boolean"],
         "random_state": ["random_state"],
     }
 
     def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
-                 loss="hinge", solver="smo", tol=1e-3, cache_size=200, shrinking=True,
+                 loss="hinge", solver="auto", tol=1e-3, cache_size=200, shrinking=True,
                  class_weight=None, max_iter=-1, time_limit=None, callback=None, verbose=0,
-                 decision_function_shape="ovr", random_state=None):
+                 decision_function_shape="ovr", probability=False, break_ties=False,
+                 random_state=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -142,6 +167,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         self.callback = callback
         self.verbose = verbose
         self.decision_function_shape = decision_function_shape
+        self.probability = probability
+        self.break_ties = break_ties
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -161,17 +188,22 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        kernel_solver(self.solver, self.loss)  # an unknown solver or a wrong loss: before the data
+        X, y, unit_cost = self._training_inputs(X, y, sample_weight)
+        return self._take_fit(fit_kernel(X, y, unit_cost * self.C, self.get_params(deep=False)))
+
+    def _training_inputs(self, X, y, sample_weight):
+        """Validated (X, y) and the costs at C = 1, C_i / C (they scale with C)."""
+        kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
         X, y, classes = training_data(self, X, y)
-        cost = sample_costs(self.C, self.class_weight, y, classes, sample_weight)
+        unit_cost = sample_costs(1.0, self.class_weight, y, classes, sample_weight)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
                                  f"kernel matrix; X has shape {X.shape}")
             X = X.toarray() if sp.issparse(X) else X
-        if not (cost > 0).any():
+        if not (unit_cost > 0).any():
             raise ValueError("every sample has zero weight (sample_weight or class_weight)")
-        return self._take_fit(fit_kernel(X, y, cost, self.get_params(deep=False)))
+        return X, y, unit_cost
 
     def to_fit(self):
         """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold)."""
@@ -183,6 +215,8 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         self._fit = fit
         for name, value in fit.fitted_attributes().items():
             setattr(self, name, value)
+        if fit.probA_ is None:  # scikit-learn's: empty without probability
+            self.probA_ = self.probB_ = np.empty(0)
         self._gamma = fit.kernel.gamma
         if len(fit.classes_) == 2:  # positive decisions mean classes_[1]
             self.dual_coef_ = -fit.dual_coef_
@@ -205,11 +239,43 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         return dec
 
     def predict(self, X):
-        """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
+        """One-vs-one votes as LIBSVM counts them (ties: the first class); with
+        ``break_ties``, the largest one-vs-rest decision value."""
         check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self.break_ties and len(self.classes_) > 2:
+            return self.classes_[np.argmax(self.decision_function(X), axis=1)]
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
                           reset=False)
         return self._fit.predict(X)
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Class probabilities (LIBSVM's ``-b 1``), columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                          reset=False)
+        return self._fit.predict_proba(X)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """The logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
 
     @property
     def coef_(self):
@@ -224,3 +290,19 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+
+def svc_path(estimator, X, y, Cs, *, sample_weight=None):
+    """Fitted clones of an :class:`SVC`, one per C of the increasing ``Cs``, each
+    started from the one before, with the kernel column caches kept across the
+    path (see :func:`dualsvm.c_path`); a generator."""
+    estimator = clone(estimator)
+    estimator._validate_params()
+    X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
+    names = getattr(estimator, "feature_names_in_", None)
+    for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs):
+        model = clone(estimator).set_params(C=fit.params["C"])
+        model._take_fit(fit)
+        if names is not None:
+            model.feature_names_in_ = names
+        yield model

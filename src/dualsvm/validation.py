@@ -11,8 +11,8 @@ import scipy.sparse as sp
 
 from .data import format_label
 
-__all__ = ["balanced_class_weight", "canonical", "check_classes", "class_weights",
-           "random_generator", "sample_costs", "training_data"]
+__all__ = ["balanced_class_weight", "canonical", "check_classes", "check_grid", "class_weights",
+           "random_generator", "sample_costs", "sample_weights", "training_data"]
 
 
 def random_generator(random_state):
@@ -81,13 +81,24 @@ def sample_costs(C, class_weight, y, classes, sample_weight=None):
     index = np.searchsorted(classes, y)
     counts = np.bincount(index, minlength=len(classes))
     cost = C * class_weights(class_weight, classes, counts)[index]
+    weights = sample_weights(sample_weight, len(y))
+    return cost if weights is None else cost * weights
+
+
+def sample_weights(sample_weight, n_samples):
+    """``sample_weight`` checked, as a float64 array of n_samples (None stays None;
+    a scalar is broadcast).
+
+    Raises ValueError for sample weights of the wrong shape, negative, NaN or infinite,
+    or all zero.
+    """
     if sample_weight is None:
-        return cost
+        return None
     weights = np.asarray(sample_weight, dtype=np.float64)
     if weights.ndim == 0:
-        weights = np.full(len(y), float(weights))
-    if weights.shape != (len(y),):
-        raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(len(y),)}")
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(n_samples,)}")
     if not np.isfinite(weights).all():
         raise ValueError("sample_weight contains NaN or infinity")
     if (weights < 0).any():
@@ -95,7 +106,7 @@ def sample_costs(C, class_weight, y, classes, sample_weight=None):
     if not weights.any():
         raise ValueError("every sample has zero weight: sample_weight must contain at least "
                          "one non-zero number")
-    return cost * weights
+    return weights
 
 
 def canonical(X):
@@ -119,3 +130,17 @@ def training_data(estimator, X, y):
     X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C")
     check_classification_targets(y)
     return canonical(X), y, check_classes(y)
+
+
+def check_grid(values, name="Cs"):
+    """A grid of C values as a float64 array: finite, > 0 and strictly increasing
+    (a path over C starts each fit from the smaller C before it)."""
+    grid = np.asarray(values, dtype=np.float64)
+    if grid.ndim != 1 or len(grid) == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got {values!r}")
+    if not np.isfinite(grid).all() or (grid <= 0).any():
+        raise ValueError(f"{name} must hold finite values > 0, got {values!r}")
+    if (np.diff(grid) <= 0).any():
+        raise ValueError(f"{name} must be strictly increasing (a path starts every fit from "
+                         f"the smaller C before it), got {values!r}; sort it")
+    return grid

@@ -5,13 +5,15 @@ and the flags a kind of training refuses."""
 import os
 
 from ..constants import LIBLINEAR_TOL
-from .parser import KERNEL_OPTIONS, refuse, weight_pair
+from .parser import KERNEL_OPTIONS, LIBLINEAR_REGRESSIONS, refuse, weight_pair
 
 #: The early-stop warning's advice.
 ADVICE = "Increase --max-iter or --time-limit, or loosen -e."
 #: Flags that only training on a dataset directory uses (destination, flag).
 DIRECTORY_FLAGS = (("memory", "--memory"), ("method", "--method"),
                    ("checkpoint", "--checkpoint"), ("resume", "--resume"))
+#: The search for C (LIBLINEAR's -C), for linear models trained from a file only.
+SEARCH_FLAGS = (("find_C", "-C"), ("c_grid", "--c-grid"))
 
 
 def given(args, dest):
@@ -59,3 +61,12 @@ def class_weight(args, labels, say):
         else:
             say.warn(f"class label {pair[0]} given with -w is not in {args.file}; ignored")
     return weights or None
+
+
+def refuse_regression(args, why):
+    """A usage error when LIBLINEAR's regression (-s 12, -s 13 or -p) is asked for by a
+    kind of training that has none."""
+    if args.solver in LIBLINEAR_REGRESSIONS:
+        raise refuse(f"-s {args.solver}", why)
+    if args.epsilon is not None:
+        raise refuse("-p", why)

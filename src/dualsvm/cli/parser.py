@@ -15,8 +15,12 @@ from ..constants import KERNELS, VERSION
 PROG = "dualsvm"
 
 #: LIBLINEAR's -s values this tool trains, with their loss.
-LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge"}
-_TYPE_NAMES = "1 (L2-loss SVC, dual) and 3 (L1-loss SVC, dual)"
+LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge", 12: "squared_epsilon_insensitive",
+                   13: "epsilon_insensitive"}
+#: Those that are regressions (support vector regression, dual).
+LIBLINEAR_REGRESSIONS = (12, 13)
+_TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 12 (L2-loss SVR, dual) and "
+               "13 (L1-loss SVR, dual)")
 
 
 class UsageError(Exception):
@@ -43,6 +47,15 @@ class Exit(Exception):
 def refuse(flag, why):
     """The usage error of ``dualsvm train`` for a flag that does not apply."""
     return UsageError(f"{PROG} train", f"{flag} {why}")
+
+
+class _Given(argparse.Action):
+    """Store the value and record that the option was given (``given_<dest>``): an
+    option whose default is a value (``-c``) can still be refused where it does not apply."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"given_{self.dest}", True)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -169,11 +182,24 @@ def build_parser():
     train.add_argument("--help", action="help", help="show this help message and exit")
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
-                            "dual; with a kernel option LIBSVM's svm_type: 0 = C-SVC "
-                            "(default), 1 = nu-SVC, 2 = one-class SVM, 3 = epsilon-SVR, "
-                            "4 = nu-SVR")
-    train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=None,
-                       help="cost C > 0 (default 1)")
+                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual; with a "
+                            "kernel option LIBSVM's svm_type: 0 = C-SVC (default), 1 = nu-SVC, "
+                            "2 = one-class SVM, 3 = epsilon-SVR, 4 = nu-SVR")
+    # one -p for both tools: LIBLINEAR's (-s 12, 13) and LIBSVM's (-s 3 with a kernel
+    # option); each training path refuses it where its -s has no epsilon
+    train.add_argument("-p", dest="epsilon", type=number(float, "epsilon (-p)", 0.0),
+                       default=None, metavar="EPSILON",
+                       help="epsilon of the epsilon-insensitive loss: -s 12 and -s 13 "
+                            "(linear), or -s 3 with a kernel option (default 0.1)")
+    train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=1.0,
+                       action=_Given, help="cost C > 0 (default 1); with -C: the first C tried")
+    train.add_argument("-C", dest="find_C", action="store_true",
+                       help="find the best C by cross validation over a warm-started path "
+                            "(-v folds, default 5), like LIBLINEAR's -C; writes no model")
+    train.add_argument("--c-grid", nargs=3, metavar=("START", "END", "STEPS"),
+                       type=number(float, "--c-grid value", 0.0, True),
+                       help="-C: STEPS values of C log-spaced from START to END (default: "
+                            "LIBLINEAR's, powers of 2 from a data-dependent start up to 1024)")
     train.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,
                        help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
     train.add_argument("-B", dest="bias", type=number(float, "bias"), default=None,
@@ -212,14 +238,13 @@ def build_parser():
                         help="shrinking heuristics (default 1)")
     kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
                         help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default 0.5)")
-    kernel.add_argument("-p", dest="epsilon", type=number(float, "epsilon (-p)", 0.0),
-                        help="epsilon of epsilon-SVR's loss (-s 3; default 0.1)")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
     train.add_argument("--json", action="store_true",
                        help="print a JSON summary on stdout (messages go to stderr)")
     train.add_argument("--trace", metavar="FILE",
-                       help="write the per-epoch history as JSON lines")
+                       help="write the per-epoch history as JSON lines (with -C: the CV "
+                            "accuracy and fit time of every C, for dualsvm plot)")
     train.add_argument("--memory", type=number(float, "memory", 0.0, True), metavar="MB",
                        help="a dataset directory (dualsvm convert) is trained out of core "
                             "with rows in memory bounded by MB (default 1024); with "
@@ -249,7 +274,7 @@ def build_parser():
                             "directory written by dualsvm convert")
     train.add_argument("model", metavar="MODEL", nargs="?",
                        help="model file (default: FILE's basename + '.model')")
-    train.set_defaults(run="train:run")
+    train.set_defaults(run="train:run", given_C=False)
 
     convert = commands.add_parser(
         "convert", allow_abbrev=False, help="write svmlight files as an on-disk dataset",
@@ -301,15 +326,18 @@ def build_parser():
     demo.set_defaults(run="demo:run")
 
     plot = commands.add_parser(
-        "plot", allow_abbrev=False, help="draw convergence curves from a training trace",
-        description="Draw the convergence curves of a 'dualsvm train --trace' file "
-                    "(needs matplotlib: pip install 'dualsvm[plot]').")
-    plot.add_argument("trace", metavar="TRACE", help="a trace file of 'dualsvm train --trace'")
+        "plot", allow_abbrev=False,
+        help="draw convergence curves, or CV accuracy and fit time against C",
+        description="Draw the convergence curves of a 'dualsvm train --trace' file, or the "
+                    "cross-validation accuracy and fit time against C of a 'dualsvm train -C "
+                    "--trace' file (needs matplotlib: pip install 'dualsvm[plot]').")
+    plot.add_argument("trace", metavar="TRACE",
+                      help="a trace file of 'dualsvm train --trace' or 'dualsvm train -C --trace'")
     plot.add_argument("-o", dest="out", metavar="OUT",
                       help="image file, format by extension (default: TRACE + '.png')")
-    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default="epoch",
+    plot.add_argument("--x", dest="x", choices=("seconds", "epoch"), default=None,
                       help="horizontal axis (default epoch)")
-    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default="gap",
+    plot.add_argument("--y", dest="y", choices=("gap", "suboptimality", "primal"), default=None,
                       help="vertical axis: relative duality gap (default), relative "
                            "suboptimality (P - P*)/P*, or the primal objective")
     plot.add_argument("--optimum", type=number(float, "optimum"), metavar="P*",
@@ -328,13 +356,10 @@ def route(args):
             raise UsageError(f"{PROG} train", f"unsupported solver type {args.solver} for a "
                              f"linear model; dualsvm trains -s {_TYPE_NAMES} (LIBSVM's -s 0 "
                              "to 4 need a kernel option, e.g. -t 2)")
-        for dest, flag in (("nu", "-n"), ("epsilon", "-p")):
-            if not kernel and getattr(args, dest) is not None:
-                raise UsageError(f"{PROG} train", f"{flag} is LIBSVM's, for kernel models "
-                                 "(-s 1 to 4 with a kernel option, e.g. -t 2)")
-        args.C_given = args.C is not None  # nu-SVC and one-class refuse -c
-        if args.C is None:
-            args.C = 1.0
+        # -p is also LIBLINEAR's (-s 12, 13): the linear paths refuse it elsewhere
+        if not kernel and args.nu is not None:
+            raise UsageError(f"{PROG} train", "-n is LIBSVM's, for kernel models "
+                             "(-s 1, 2 and 4 with a kernel option, e.g. -t 2)")
         if args.scheduler is not None or args.workers is not None:
             return "train_dask:run"
         if os.path.isdir(args.file):

@@ -1,10 +1,11 @@
-"""``dualsvm plot``: convergence curves of a ``dualsvm train --trace`` file."""
+"""``dualsvm plot``: convergence curves of a ``dualsvm train --trace`` file, or the
+accuracy and fit time against C of a ``dualsvm train -C --trace`` file."""
 
 import os
 
-from ..plotting import plot_convergence, read_trace
+from ..plotting import is_c_search, plot_c_search, plot_convergence, read_c_search, read_trace
 from .outputs import check_writable, write_error
-from .parser import CommandError
+from .parser import PROG, CommandError, UsageError
 
 
 def run(args):
@@ -17,8 +18,17 @@ def run(args):
     matplotlib.use("Agg")  # a file, never a window
     import matplotlib.pyplot as plt
 
-    ax = plot_convergence(read_trace(args.trace), x=args.x, y=args.y, optimum=args.optimum)
-    ax.set_title(os.path.basename(args.trace), fontsize="medium")
+    if is_c_search(args.trace):
+        for dest, flag in (("x", "--x"), ("y", "--y"), ("optimum", "--optimum")):
+            if getattr(args, dest) is not None:
+                raise refuse_plot(flag, "is for convergence traces; a search trace (dualsvm "
+                                        "train -C --trace) plots accuracy and fit time against C")
+        ax, _ = plot_c_search(read_c_search(args.trace))
+        ax.set_title(f"{os.path.basename(args.trace)}: {ax.get_title()}", fontsize="medium")
+    else:
+        ax = plot_convergence(read_trace(args.trace), x=args.x or "epoch", y=args.y or "gap",
+                              optimum=args.optimum)
+        ax.set_title(os.path.basename(args.trace), fontsize="medium")
     try:
         ax.figure.savefig(out, dpi=100)
     except OSError as e:
@@ -26,3 +36,8 @@ def run(args):
     finally:
         plt.close(ax.figure)
     return 0
+
+
+def refuse_plot(flag, why):
+    """The usage error of ``dualsvm plot`` for a flag that does not apply."""
+    return UsageError(f"{PROG} plot", f"{flag} {why}")

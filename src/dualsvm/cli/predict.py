@@ -1,5 +1,5 @@
-"""``dualsvm predict``: labels (values, for regression models) of an svmlight file
-with a dualsvm or LIBLINEAR model."""
+"""``dualsvm predict``: labels of an svmlight file with a dualsvm or LIBLINEAR model
+(values, for a regression model, with the error lines LIBSVM and LIBLINEAR print)."""
 
 import numpy as np
 
@@ -7,6 +7,7 @@ from ..data import format_label, read_svmlight
 from ..files import atomic_write
 from ..models import load_any_model
 from .outputs import check_writable, write_error
+from .train_svr import regression_scores
 
 
 def run(args):
@@ -39,8 +40,8 @@ def run(args):
 
 
 def _write_values(args, predicted, y):
-    """Regression values (LIBSVM's %.17g) or one-class labels (+1 / -1) and LIBSVM's
-    summary: mean squared error and squared correlation, or accuracy."""
+    """Regression values (%.17g) or one-class labels (+1 / -1), and the summary LIBSVM and
+    LIBLINEAR print: mean squared error and squared correlation, or accuracy."""
     regression = predicted.dtype.kind == "f"
     lines = [f"{v:.17g}" if regression else format_label(v) for v in predicted]
     try:
@@ -49,13 +50,12 @@ def _write_values(args, predicted, y):
         raise write_error(args.output, "output file", e) from None
     if args.quiet:
         return 0
-    total = len(y)
     if regression:
-        error = float(np.mean((predicted - y) ** 2))
-        corr = np.corrcoef(predicted, y)[0, 1] if total > 1 else np.nan
-        print("Mean squared error = %g (regression)" % error)
-        print("Squared correlation coefficient = %g (regression)" % (corr * corr))
+        mse, scc = regression_scores(predicted, y)
+        print("Mean squared error = %g (regression)" % mse)
+        print("Squared correlation coefficient = %g (regression)" % scc)
     else:
+        total = len(y)
         correct = int(np.count_nonzero(predicted == y))
         print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
     return 0

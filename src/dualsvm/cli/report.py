@@ -6,7 +6,7 @@ import sys
 
 from ..constants import FINISHED, STATUSES
 from ..data import format_label
-from ..fits import KernelFit, class_pairs
+from ..fits import KernelFit, LinearSVRFit, class_pairs
 from ..persistence.container import json_float
 from ..problem import relative_gap
 from .outputs import check_writable, write_error
@@ -107,8 +107,12 @@ class Reporter:
 
 
 def problem_names(fit):
-    """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'."""
-    if isinstance(fit, KernelFit) and not fit.classifies:  # one-class, regression
+    """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'
+    (None for the one problem of a linear regression, the kind of a kernel model's one
+    problem: one-class, regression)."""
+    if isinstance(fit, LinearSVRFit):
+        return [None]
+    if isinstance(fit, KernelFit) and not fit.classifies:
         return [fit.kind]
     if isinstance(fit, KernelFit):
         return [f"{label_json(fit.classes_[i])} vs {label_json(fit.classes_[j])}"
@@ -130,8 +134,10 @@ def certificate(fit):
     """The summary's training outcome: status, iterations, objectives, per problem too."""
     primal, dual = float(sum(fit.primal_)), float(sum(fit.dual_))
     iterations = problem_iterations(fit)
+    classes = {} if isinstance(fit, LinearSVRFit) else {
+        "classes": [label_json(c) for c in fit.classes_]}
     return {
-        "classes": [label_json(c) for c in fit.classes_],
+        **classes,
         "status": overall_status(fit.status_),
         "iterations": sum(iterations),
         "primal": json_float(primal),

@@ -1,10 +1,12 @@
-"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation).
+"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation);
+-s 12 and -s 13 (regression) are trained by :mod:`.train_svr`.
 
 Kernel options send ``train`` to :mod:`.train_kernel`, a dataset directory to
 :mod:`.train_disk` (see :func:`dualsvm.cli.parser.route`). Every option either works
 for the kind of training it selects or is refused with a one-line usage error
 naming it."""
 
+import math
 import sys
 import time
 
@@ -14,23 +16,39 @@ from ..data import read_svmlight
 from ..linear_training import fit_linear
 from ..persistence.linear import save_linear
 from ..validation import check_classes, sample_costs
+from . import train_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
     model_path, refuse_given
-from .parser import LIBLINEAR_TYPES, PROG, CommandError, UsageError, refuse
+from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_TYPES, PROG, CommandError, UsageError, refuse
+from .outputs import check_writable, write_error
 from .report import Reporter
 
 
 def run(args):
     linear_defaults(args)
+    if args.solver in LIBLINEAR_REGRESSIONS:
+        return train_svr.run(args)
+    if args.epsilon is not None:
+        raise refuse("-p", "is the epsilon of support vector regression (-s 12, -s 13; with a "
+                           "kernel option, -s 3)")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
     if args.exact_bias and args.bias is not None and args.bias >= 0:
         raise UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
                          "has no augmented feature")
-    if args.folds is not None and args.trace:
+    if args.c_grid is not None and not args.find_C:
+        raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
+    if args.find_C and args.given_C and args.c_grid is not None:
+        raise refuse("-c", "and --c-grid both set where -C starts; give one of them")
+    if args.find_C and args.model is not None:
+        raise refuse("MODEL", f"({args.model}) is not written by -C: the search for C "
+                              "writes no model; train again with -c BEST_C")
+    if args.folds is not None and args.trace and not args.find_C:
         raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
-    report = Reporter(args.quiet, args.json, args.trace)
-    path = None if args.folds is not None else model_path(args)
+    report = Reporter(args.quiet, args.json, None if args.find_C else args.trace)
+    path = None if args.folds is not None or args.find_C else model_path(args)
+    if args.find_C and args.trace:
+        check_writable(args.trace, "trace file")
     report.check_outputs(path)
     X, y = read_svmlight(args.file)
     classes = check_classes(y, args.file)
@@ -43,11 +61,14 @@ def run(args):
         intercept_scaling=intercept_scaling, tol=args.tol, gap_tol=args.gap_tol,
         max_iter=args.max_iter, time_limit=args.time_limit, shrinking=not args.no_shrinking,
         shuffle=not args.cyclic, batch_size=1, random_state=args.seed, class_weight=weights,
-        warm_start=False, callback=None, verbose=0 if args.quiet or args.folds else 2,
+        warm_start=False, callback=None,
+        verbose=0 if args.quiet or args.folds or args.find_C else 2,
         monitor=True if args.trace else None)
     solver = "pair-dcd" if args.exact_bias else "dcd-l1" if args.solver == 3 else "dcd-l2"
     common = {"data": args.file, "solver": solver, "n_samples": int(X.shape[0]),
               "n_features": int(X.shape[1])}
+    if args.find_C:
+        return _find_C(args, params, X, y, report, common)
     if args.folds is not None:
         return _cross_validate(args, params, X, y, report, common)
 
@@ -69,18 +90,11 @@ def _cross_validate(args, params, X, y, report, common):
     from ..linear_svc import LinearSVC
 
     n = X.shape[0]
-    folds = args.folds
-    if folds > n:
-        report.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
-        folds = n
-    order = np.random.default_rng(args.seed).permutation(n)
     predicted = np.empty_like(y)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for fold, test in enumerate(np.array_split(order, folds), start=1):
-            train = np.ones(n, dtype=bool)
-            train[test] = False
+        for fold, (train, test) in enumerate(_folds(args.folds, n, args.seed, report), start=1):
             model = LinearSVC(**params)
             try:
                 model.fit(X[train], y[train])
@@ -100,3 +114,115 @@ def _cross_validate(args, params, X, y, report, common):
     else:
         print("Cross Validation Accuracy = %g%%" % accuracy)
     return 0
+
+
+def _folds(folds, n, seed, report):
+    """(train, test) index arrays of the -v folds: a seeded permutation cut in
+    ``folds`` nearly equal parts (leave-one-out, with a warning, beyond n)."""
+    if folds > n:
+        report.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
+        folds = n
+    order = np.random.default_rng(seed).permutation(n)
+    return [(np.setdiff1d(order, test), test) for test in np.array_split(order, folds)]
+
+
+#: LIBLINEAR's -C: the largest C it tries, and its folds without -v.
+MAX_C = 1024.0
+SEARCH_FOLDS = 5
+
+
+def start_C(X, n_samples, bias):
+    """LIBLINEAR's first C of -C for the L2-loss SVC: 1 / (2 l max_i ||x_i||^2), rounded
+    down to a power of 2 (with -B, the bias feature counts in ||x_i||^2); used for
+    both losses."""
+    squares = np.asarray(X.multiply(X).sum(axis=1)).ravel() if hasattr(X, "multiply") \
+        else np.einsum("ij,ij->i", X, X)
+    largest = float(squares.max(initial=0.0)) + bias * bias
+    if largest <= 0.0:
+        return 1.0
+    return 2.0 ** math.floor(math.log2(1.0 / (2.0 * n_samples * largest)))
+
+
+def search_grid(args, X, params):
+    """The C values -C tries: --c-grid's, else LIBLINEAR's (from -c or :func:`start_C`,
+    doubling up to 1024)."""
+    if args.c_grid is not None:
+        first, last, steps = args.c_grid
+        if steps != int(steps) or steps < 1:
+            raise refuse("--c-grid", f"STEPS must be a whole number >= 1, got {steps:g}")
+        if last < first or (last == first and steps > 1) or (last > first and steps < 2):
+            raise refuse("--c-grid", f"needs START < END and STEPS >= 2 (or START = END and "
+                         f"STEPS = 1), got {first:g} {last:g} {steps:g}")
+        return np.logspace(math.log2(first), math.log2(last), int(steps), base=2.0)
+    bias = params["intercept_scaling"] if params["fit_intercept"] and \
+        params["intercept_mode"] == "augmented" else 0.0
+    C = args.C if args.given_C else start_C(X, X.shape[0], bias)
+    grid = [C]
+    while grid[-1] * 2.0 <= MAX_C:
+        grid.append(grid[-1] * 2.0)
+    return np.array(grid)
+
+
+def _find_C(args, params, X, y, report, common):
+    """LIBLINEAR's -C: cross-validation accuracy over a warm-started path of C per
+    fold (:func:`dualsvm.selection.fold_path_scores`), its output lines, the best C."""
+    import json
+    import warnings
+
+    # the estimators import scikit-learn (about 1.5 s): only -v and -C pay for it
+    from ..linear_svc import LinearSVC
+    from ..selection import fold_path_scores
+
+    n = X.shape[0]
+    folds = _folds(args.folds or SEARCH_FOLDS, n, args.seed, report)
+    Cs = search_grid(args, X, params)
+    print(f"Doing parameter search with {len(folds)}-fold cross validation.",
+          file=report.stream)
+    estimator = LinearSVC(**params)
+    correct = np.zeros(len(Cs))
+    fit_seconds = np.zeros(len(Cs))
+    epochs = np.zeros(len(Cs), dtype=np.int64)
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for fold, (train, test) in enumerate(folds, start=1):
+            try:
+                scores, seconds, _, iterations = fold_path_scores(
+                    estimator, X, y, None, train, test, Cs, _accuracy)
+            except ValueError as e:
+                raise CommandError(f"cross validation fold {fold}: {e}") from None
+            except KeyboardInterrupt:
+                print(f"{PROG}: the search for C was interrupted", file=sys.stderr)
+                return 130
+            correct += scores * len(test)  # pooled over the folds, as LIBLINEAR counts
+            fit_seconds += seconds
+            epochs += iterations
+    for message in sorted({str(w.message) for w in caught}):
+        report.warn(message)
+    rates = 100.0 * correct / n
+    for C, rate in zip(Cs, rates):
+        report(f"log2c={math.log2(C):7.2f}\trate={rate:g}")
+    best = int(np.argmax(rates))  # the first best: the smallest C, as LIBLINEAR keeps it
+    seconds = time.perf_counter() - start
+    if args.trace:
+        try:
+            with open(args.trace, "w", encoding="utf-8") as f:
+                for k, C in enumerate(Cs):
+                    f.write(json.dumps({"search": "C", "C": float(C), "accuracy": float(rates[k]),
+                                        "fit_seconds": float(fit_seconds[k]),
+                                        "epochs": int(epochs[k])}) + "\n")
+        except OSError as e:
+            raise write_error(args.trace, "trace file", e) from None
+    if report.json_summary:
+        report.summary({**common, "cross_validation_folds": len(folds), "best_C": float(Cs[best]),
+                        "cross_validation_accuracy": float(rates[best]),
+                        "C": Cs.tolist(), "accuracy": rates.tolist(),
+                        "fit_seconds": fit_seconds.tolist(), "seconds": seconds})
+    else:
+        print("Best C = %g  CV accuracy = %g%%" % (Cs[best], rates[best]))
+    return 0
+
+
+def _accuracy(model, X, y):
+    """The fraction of rows ``model`` predicts right (the scorer of -C)."""
+    return float(np.mean(model.predict(X) == y))

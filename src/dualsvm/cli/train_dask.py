@@ -6,17 +6,20 @@ import time
 
 from ..outofcore import DiskDataset
 from ..persistence.linear import save_linear
-from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, given, \
-    model_path, refuse_given, refuse_kernel_options
+from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, augmented_bias, class_weight, given, \
+    model_path, refuse_given, refuse_kernel_options, refuse_regression
 from .parser import LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
 #: Flags CoCoA+ has no use for (destination, flag).
 NOT_FOR_COCOA = (("folds", "-v"), ("exact_bias", "--exact-bias"), ("no_shrinking", "-h"),
-                 ("cyclic", "--cyclic")) + tuple(f for f in DIRECTORY_FLAGS if f[0] != "memory")
+                 ("cyclic", "--cyclic")) + tuple(f for f in DIRECTORY_FLAGS if f[0] != "memory") \
+    + SEARCH_FLAGS
 
 
 def run(args):
+    refuse_regression(args, "(support vector regression) is trained from a file, not on a "
+                            "Dask cluster")
     from distributed import Client, LocalCluster
 
     from ..dask import LinearSVC

@@ -6,15 +6,17 @@ import time
 from ..outofcore import DiskDataset
 from ..outofcore import fit as fit_out_of_core
 from ..persistence.linear import save_linear
-from .options import ADVICE, augmented_bias, class_weight, linear_defaults, model_path, refuse_given, \
-    refuse_kernel_options
+from .options import ADVICE, SEARCH_FLAGS, augmented_bias, class_weight, linear_defaults, \
+    model_path, refuse_given, refuse_kernel_options, refuse_regression
 from .parser import LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
 
 def run(args):
+    refuse_regression(args, "(support vector regression) is trained from a file, not from a "
+                            "dataset directory")
     linear_defaults(args)
-    refuse_given(args, (("folds", "-v"), ("exact_bias", "--exact-bias")),
+    refuse_given(args, (("folds", "-v"), ("exact_bias", "--exact-bias")) + SEARCH_FLAGS,
                  "does not apply to a dataset directory")
     refuse_kernel_options(args, "selects a kernel model, trained from a file, not from a "
                                 "dataset directory")

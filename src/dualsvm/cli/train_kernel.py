@@ -10,8 +10,9 @@ from ..data import read_svmlight, with_width
 from ..kernel_training import fit_kernel
 from ..persistence.kernel import save_kernel
 from ..validation import check_classes, sample_costs
-from .options import ADVICE, DIRECTORY_FLAGS, class_weight, model_path, refuse_given
-from .parser import LIBSVM_TYPES, PROG, CommandError, UsageError, refuse
+from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
+    refuse_given
+from .parser import LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, UsageError, refuse
 from .report import Reporter
 
 
@@ -21,7 +22,7 @@ def _check_type_options(args, kind):
         raise refuse("-n", f"(nu) is for -s 1, 2 and 4; -s {args.solver or 0} has no nu")
     if args.epsilon is not None and kind != "epsilon_svr":
         raise refuse("-p", "(the epsilon of the SVR loss) is for -s 3 only")
-    if args.C_given and kind in ("nu_svc", "one_class"):
+    if args.given_C and kind in ("nu_svc", "one_class"):
         raise refuse("-c", f"is not a parameter of -s {args.solver}: nu (-n) takes its place")
     if args.weights and kind != "c_svc":
         raise refuse("-w", "(class weights) applies to C-SVC (-s 0) only, as in LIBSVM")
@@ -31,11 +32,17 @@ def _check_type_options(args, kind):
 
 def run(args):
     """LIBSVM's svm-train: the same data and model checks as the linear path."""
+    if args.solver in LIBLINEAR_REGRESSIONS:
+        raise refuse(f"-s {args.solver}", "(LIBLINEAR's support vector regression) is linear "
+                                          "only: -s 12 and -s 13 take no kernel options; "
+                                          "kernel regression is -s 3 or -s 4")
     if args.bias is not None:
         raise refuse("-B", "is for linear models; a kernel model has the exact "
                            "(unregularised) bias")
     if args.folds is not None:
         raise refuse("-v", "(cross validation) is not available for kernel models")
+    refuse_given(args, SEARCH_FLAGS, "(the search for C) is for linear models; for kernel "
+                                     "models use dualsvm.SVCCV or dualsvm.c_path in Python")
     refuse_given(args, (("gap_tol", "--gap-tol"),),
                  "is for linear models; kernel models stop on LIBSVM's -e")
     refuse_given(args, (("cyclic", "--cyclic"),),
@@ -67,7 +74,7 @@ def run(args):
         C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
         gamma="auto" if args.gamma is None else args.gamma,
         coef0=0.0 if args.coef0 is None else args.coef0,
-        loss="hinge", solver="smo",
+        loss="hinge", solver="auto",
         tol=LIBSVM_TOL if args.tol is None else args.tol,
         cache_size=LIBSVM_CACHE_MB if args.cache_size is None else args.cache_size,
         shrinking=not args.no_shrinking and args.shrinking is not False,
@@ -91,7 +98,7 @@ def run(args):
     report.finished(fit, ADVICE)
     report(f"Total nSV = {len(fit.support_)}")
     report.save(fit, path, save_kernel)
-    report.summary({"data": args.file, "model": path, "solver": "smo",
+    report.summary({"data": args.file, "model": path, "solver": fit.solver_used_,
                     "kernel": fit.kernel.to_dict(), "svm_type": kind,
                     **{name: params[name] for name in ("loss", "C", "nu", "epsilon")
                        if name in params},

@@ -1,4 +1,4 @@
-"""CoCoA+ for the linear SVM dual on a Dask cluster.
+"""CoCoA+ for the linear SVM dual on a Dask cluster, accelerated, with an exact search.
 
 CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtarik and Takac, ICML 2015; Smith et al.,
 JMLR 2018), the 'adding' variant: the rows are split into K partitions, and each
@@ -9,13 +9,38 @@ worker k improves its local sub-problem
     max_da  sum_{i in k} (a_i + da_i) - D_ii (a_i + da_i)^2 / 2
             - w'A_k da - (sigma' / 2) ||A_k da||^2,        A_k da = sum_{i in k} y_i da_i x_i,
 
-with sigma' = K (safe for adding, gamma = 1) by ``local_epochs`` epochs of our
-compiled DCD epoch (``solvers._dcd_kernels.dcd_epoch``: w + sigma' A_k da as its
-w, ``step_scale`` sigma', curvature sigma' ||x_i||^2 + D_ii) and returns
-dw_k = A_k da; then w += sum_k dw_k, so w = A alpha throughout. A partition
-larger than its worker's memory stays on disk (:class:`DiskPartition`): each
-local epoch then streams its blocks, grouped at random into pieces that fit
-its budget, and only alpha_[k] stays in memory.
+with sigma' = K by ``local_epochs`` epochs of our compiled DCD epoch
+(``solvers._dcd_kernels.dcd_epoch``: w + sigma' A_k da as its w, ``step_scale``
+sigma', curvature sigma' ||x_i||^2 + D_ii) and returns dw_k = A_k da.
+
+Plain CoCoA+ adds every dw_k (gamma = 1). On sets with n >> d that is slow:
+the partitions' rows overlap in their features, and a move of dual mass from
+one partition to another that leaves w almost unchanged is charged
+sigma' ||A_k da||^2 by every local model, so the dual lags the primal by
+hundreds of rounds (benchmarks/results/dask.md, before this change). Two
+changes, both exact and cheap (O(K d) numbers a round, as before):
+
+* **An exact 2K-dimensional search.** Every worker also returns r_k = a~_k - a_k,
+  the step to the dual point its rows' margins ask for (hinge: C_i where
+  y_i w'x_i < 1, else 0; squared hinge: 2 C_i max(0, 1 - y_i w'x_i)), with
+  A_k r_k, and seven sums over its rows (e'da, e'r, a'D da, ...). The dual
+  D(a + sum_k t_k da_k + u_k r_k) is a concave quadratic in (t, u) whose Gram
+  matrix is that of the vectors dw_k, A_k r_k, so the driver maximises it
+  exactly over t_k, u_k >= 0, t_k + u_k <= 1 (:func:`best_step`). Every such
+  point is a convex combination of a, a + da and a~, all feasible, so it is
+  feasible; (t, u) = (1, 0) is CoCoA+'s step and (0, 0) no step, so the dual
+  never goes down and a round is never worse than the CoCoA+ step it searches
+  from.
+* **Nesterov momentum on the local solves.** Each worker starts its local DCD
+  from a + beta p_k (p_k its last applied change) with w + beta A p (which the
+  driver sends), beta = (m - 1) / (m + 2) after m rounds since the last restart;
+  the driver restarts the count whenever the step from the extrapolated point
+  (t = 1, u = 0) would have lowered the dual. The local solution is projected
+  onto the box, so a + da stays feasible whatever beta is.
+
+A partition larger than its worker's memory stays on disk (:class:`DiskPartition`):
+each local epoch then streams its blocks, grouped at random into pieces that
+fit its budget, and only its per-row vectors stay in memory.
 
 The certificate is exact and costs no extra pass: at the start of a round every
 worker sums, for the w it received, its rows' losses and the separable dual
@@ -23,15 +48,16 @@ terms of its alpha; those give P(w_r) and D(alpha_r) of the round's starting
 point, whose w_r = A alpha_r. So round r certifies the model w_r, and training
 stops at the first certified gap <= ``gap_tol`` and returns that model.
 
-A round is all or nothing: a partition keeps its alpha from before its last
-local step, and the next call tells it whether the driver applied that step
-(else it rolls back). Faults: the driver keeps every partition's alpha from the
-last checkpoint (every ``checkpoint_every`` rounds, where a lost worker cannot
-take it along) and the sum of dw_k since; a partition lost with its worker is
-rebuilt from its data on another worker with the checkpoint's alpha, and w drops
-the partition's dw since then, so w = A alpha still holds; the round is redone.
-Each partition draws its DCD order from (seed, k, round), so the same seed
-gives the same model, faults or not.
+A round is all or nothing: a partition keeps its step pending until the next
+call tells it the round was applied and with which (t_k, u_k) (else it drops
+the step). Faults: the driver keeps every partition's alpha from the last
+checkpoint (every ``checkpoint_every`` rounds, where a lost worker cannot take
+it along) and the sum of its applied changes of w since; a partition lost with
+its worker is rebuilt from its data on another worker with the checkpoint's
+alpha, w drops that partition's changes since, so w = A alpha still holds, the
+momentum restarts, and the round is redone. Each partition draws its DCD order
+from (seed, k, round), and the search is deterministic, so the same seed gives
+the same model, faults or not.
 """
 
 import time
@@ -48,14 +74,24 @@ POLL_SECONDS = 0.5
 
 
 class _PartitionState:
-    """A partition's dual variables and whether its last local step was applied."""
+    """A partition's dual variables, its pending step and its momentum.
+
+    ``alpha`` belongs to round ``completed``; ``pending`` holds the last local
+    step (da, r, dw, dr) until the driver says whether, and with which (t, u),
+    it applied it; ``momentum`` is the last applied change of alpha and
+    ``momentum_w`` its A_k. ``diag`` and ``upper`` are D_ii and U_i of every
+    row (filled as the rows are read).
+    """
 
     def __init__(self, n_problems, n_rows, alpha, completed):
         self.alpha = (np.zeros((n_problems, n_rows)) if alpha is None
                       else np.array(alpha, dtype=np.float64))
-        self.alpha_before = self.alpha.copy()  # before the last local step
-        self.completed = completed  # the round self.alpha_before belongs to
-        self.stepped = False  # whether self.alpha holds a step the driver may not have applied
+        self.completed = completed
+        self.pending = None
+        self.momentum = np.zeros_like(self.alpha)
+        self.momentum_w = None
+        self.diag = np.zeros_like(self.alpha)
+        self.upper = np.full_like(self.alpha, np.inf)
 
     @property
     def n_rows(self):
@@ -198,61 +234,150 @@ def problem_classes(classes):
     return [1] if len(classes) == 2 else list(range(len(classes)))
 
 
-def local_round(part, w, applied, round_number, sigma, local_epochs, local_time, seed,
-                partition_number):
-    """One CoCoA+ round on a partition (runs on its worker).
+def settle(part, applied, steps):
+    """Apply or drop the partition's pending step; True when it is at round ``applied``.
 
-    ``applied``: the last round whose steps the driver added to ``w``; a step
-    of a later round is rolled back first. Local epochs stop after
-    ``local_epochs``, or once ``local_time`` seconds have passed (after the
-    first: it sums the certificate). Returns a dict with ``dw`` (per problem),
-    ``loss`` and ``dual`` (sums at the round's start, for w and the partition's
-    alpha) and ``violation``; None when the partition is behind (rebuilt by
-    Dask from its data after a lost worker: the driver restores it).
+    ``applied``: the last round the driver added to w; ``steps``: (t, u) of that
+    round for this partition, one value per binary problem. A pending step of
+    a later round was not applied (a lost partition made the driver redo it).
     """
-    if part.stepped and part.completed + 1 > applied:
-        part.alpha[:] = part.alpha_before  # the driver did not apply that step
-        part.stepped = False
-    elif part.stepped:
-        part.completed += 1
-        part.stepped = False
-    if part.completed != applied:
+    if part.pending is not None:
+        if part.completed + 1 == applied:
+            step, kkt, dw, dr = part.pending
+            t, u = (np.asarray(v, dtype=np.float64)[:, None] for v in steps)
+            # a convex combination of feasible points; the clip only trims rounding
+            alpha = np.clip(part.alpha + t * step + u * kkt, 0.0, part.upper)
+            part.momentum = alpha - part.alpha
+            part.momentum_w = t * dw + u * dr
+            part.alpha = alpha
+            part.completed += 1
+        part.pending = None
+    return part.completed == applied
+
+
+def local_round(part, w, start_w, beta, steps, applied, round_number, sigma, local_epochs,
+                local_time, seed, partition_number):
+    """One round on a partition (runs on its worker).
+
+    Settles the last round (:func:`settle`), then runs local DCD epochs from
+    alpha + beta * momentum with ``start_w`` = w + beta A momentum (w when
+    ``start_w`` is None), ``local_epochs`` of them or until ``local_time``
+    seconds have passed (after the first: it sums the certificate). Returns a
+    dict with ``dw`` and ``dr`` (A_k of the local step da and of the step r to
+    the margins' dual point, per problem), ``sums`` (per problem: e'da, e'r,
+    a'D da, a'D r, da'D da, da'D r, r'D r, which with dw and dr make the dual
+    along (da, r) exact), ``loss`` and ``dual`` (sums at the round's start, for
+    w and the partition's alpha) and ``violation``; None when the partition is
+    behind (rebuilt by Dask from its data after a lost worker: the driver
+    restores it).
+    """
+    if not settle(part, applied, steps):
         return None
-    part.alpha_before[:] = part.alpha
     started = time.perf_counter()
     generator = np.random.default_rng([seed, partition_number, round_number])
     state = new_state(generator)
-    local_w = w.copy()
+    beta = np.asarray(beta, dtype=np.float64)
+    extrapolate = start_w is not None and part.momentum_w is not None
+    work = part.alpha + beta[:, None] * part.momentum if extrapolate else part.alpha.copy()
+    local_w = np.array(start_w if extrapolate else w, dtype=np.float64)
+    origin = local_w.copy()
+    kkt = np.zeros_like(part.alpha)
+    dr = np.zeros_like(local_w)
     loss = np.zeros(len(w))
     dual = np.zeros(len(w))
     violation = 0.0
     for epoch in range(local_epochs):
         for rows, problems in part.pieces(generator):
             for p, problem in enumerate(problems):
-                alpha = part.alpha[p, rows]  # a view for all rows, else a copy
                 if epoch == 0:
-                    loss[p] += problem.loss_sum(problem.decision(w[p]))
-                    dual[p] += problem.dual_sum(alpha)
+                    decision = problem.decision(w[p])
+                    current = part.alpha[p, rows]
+                    loss[p] += problem.loss_sum(decision)
+                    dual[p] += problem.dual_sum(current)
+                    part.diag[p, rows] = problem.diag
+                    part.upper[p, rows] = problem.upper_bound
+                    to_kkt = problem.kkt_alpha(decision) - current
+                    kkt[p, rows] = to_kkt
+                    problem.add_weights(to_kkt, dr[p])
+                alpha = work[p, rows]  # a view for all rows, else a copy
                 curvature = sigma * (problem.q_diag - problem.diag) + problem.diag
                 index = problem.movable()
                 _, high, low = dcd_epoch(problem.rows, problem.y, alpha, local_w[p], curvature,
                                          problem.diag, problem.upper_bound,
                                          problem.augmented_value, index, len(index), np.inf,
                                          -np.inf, state, True, sigma)
-                part.alpha[p, rows] = alpha
+                outside = (alpha < 0.0) | (alpha > problem.upper_bound)
+                if outside.any():  # an extrapolated start DCD left outside the box (rare)
+                    inside = np.clip(alpha, 0.0, problem.upper_bound)
+                    problem.add_weights(sigma * (inside - alpha), local_w[p])
+                    alpha = inside
+                work[p, rows] = alpha
                 if epoch == 0 and len(index):
                     violation = max(violation, max(high, 0.0) - min(low, 0.0))
         if local_time is not None and time.perf_counter() - started >= local_time:
             break
-    part.stepped = True
-    return {"dw": (local_w - w) / sigma, "loss": loss, "dual": dual, "violation": violation}
+    step = work - part.alpha
+    dw = (local_w - origin) / sigma  # A_k (work - start)
+    if extrapolate:
+        dw += beta[:, None] * part.momentum_w  # + A_k (start - alpha)
+    weighted = part.diag * step
+    sums = np.stack([step.sum(axis=1), kkt.sum(axis=1),
+                     np.einsum("pi,pi->p", part.alpha, weighted),
+                     np.einsum("pi,pi->p", part.alpha * part.diag, kkt),
+                     np.einsum("pi,pi->p", step, weighted),
+                     np.einsum("pi,pi->p", weighted, kkt),
+                     np.einsum("pi,pi->p", kkt * part.diag, kkt)], axis=1)
+    part.pending = (step, kkt, dw, dr)
+    return {"dw": dw, "dr": dr, "sums": sums, "loss": loss, "dual": dual, "violation": violation}
 
 
-def partition_alpha(part, applied):
+def partition_alpha(part, applied, steps):
     """The partition's alpha as of round ``applied`` (for the driver's checkpoint)."""
-    if part.stepped and part.completed + 1 > applied:
-        return part.alpha_before.copy()
+    if not settle(part, applied, steps):
+        raise RuntimeError("the partition is behind the driver")
     return part.alpha.copy()
+
+
+def best_step(dw, dr, sums, w):
+    """The exact search of a round for one binary problem: (t, u, gain, plain).
+
+    ``dw``, ``dr``: (K, d) arrays, A_k da_k and A_k r_k; ``sums``: (K, 7) from
+    :func:`local_round`; ``w``: the round's w. The dual's change
+    D(a + sum_k t_k da_k + u_k r_k) - D(a) = b'x - x'Hx / 2 with x = (t, u),
+    H = V V' + the partitions' D terms (V: the rows of dw and dr) and b the
+    gradient at x = 0; it is maximised over t_k, u_k >= 0, t_k + u_k <= 1 by
+    SLSQP, and the best of that, CoCoA+'s (1, 0) and (0, 0) is returned, so
+    the gain is never below CoCoA+'s (``plain``) nor below 0.
+    """
+    from scipy.optimize import minimize
+
+    K = len(dw)
+    V = np.concatenate([dw, dr])
+    H = V @ V.T
+    k = np.arange(K)
+    H[k, k] += sums[:, 4]
+    H[k, K + k] += sums[:, 5]
+    H[K + k, k] += sums[:, 5]
+    H[K + k, K + k] += sums[:, 6]
+    b = np.concatenate([sums[:, 0] - sums[:, 2] - dw @ w, sums[:, 1] - sums[:, 3] - dr @ w])
+    # scaled to order one for the solver's tolerances
+    scale = max(float(np.max(np.abs(np.diag(H)))), float(np.max(np.abs(b))), np.finfo(float).tiny)
+    Hs, bs = H / scale, b / scale
+    pairs = np.hstack([np.eye(K), np.eye(K)])  # t_k + u_k
+    plain_x = np.concatenate([np.ones(K), np.zeros(K)])
+
+    def gain(x):
+        return float(bs @ x - 0.5 * x @ Hs @ x)
+
+    found = minimize(lambda x: -gain(x), plain_x, jac=lambda x: Hs @ x - bs,
+                     bounds=[(0.0, 1.0)] * (2 * K), method="SLSQP",
+                     constraints=[{"type": "ineq", "fun": lambda x: 1.0 - pairs @ x,
+                                   "jac": lambda x: -pairs}],
+                     options={"ftol": 1e-14, "maxiter": 500})
+    x = np.clip(found.x, 0.0, 1.0)
+    x /= np.tile(np.maximum(1.0, pairs @ x), 2)  # back inside if the solver stepped out
+    best = max((x, plain_x, np.zeros(2 * K)), key=gain)
+    return best[:K], best[K:], gain(best) * scale, gain(plain_x) * scale
 
 
 class CoCoA:
@@ -296,6 +421,11 @@ class CoCoA:
         self.saved_alpha = [np.zeros((n_problems, n)) for n in self.n_rows]
         self.saved_round = 0
         self.dw_since = [np.zeros_like(self.w) for _ in sources]
+        # the search of the last applied round, (t, u) of shape (n_problems, K), and
+        # the momentum: rounds since its restart per problem, last applied change of w
+        self.steps = (np.zeros((n_problems, len(sources))), np.zeros((n_problems, len(sources))))
+        self.momentum_rounds = np.ones(n_problems)
+        self.last_change = np.zeros_like(self.w)
         self.model_w = self.w.copy()
         self.primal = self.dual = self.gap = np.full(n_problems, np.nan)
         self.violation = np.inf
@@ -311,7 +441,7 @@ class CoCoA:
 
     # ------------------------------------------------------------ run_epochs
     def epoch(self):
-        """One round: every partition's local step, then w += sum_k dw_k."""
+        """One round: every partition's local step, the exact search, w += the steps."""
         results = None
         while results is None:  # None: a partition was lost and rebuilt; redo the round
             results = self._round()
@@ -322,13 +452,33 @@ class CoCoA:
         self.gap = np.array([relative_gap(p, d) for p, d in zip(self.primal, self.dual)])
         self.model_w = self.w.copy()
         self.violation = max(r["violation"] for r in results)
-        for k, r in enumerate(results):
-            self.w += r["dw"]
-            self.dw_since[k] += r["dw"]
+        t, u = np.zeros_like(self.steps[0]), np.zeros_like(self.steps[1])
+        change = np.zeros_like(self.w)
+        for p in range(len(self.w)):
+            dw = np.array([r["dw"][p] for r in results])
+            dr = np.array([r["dr"][p] for r in results])
+            t[p], u[p], _, plain = best_step(dw, dr, np.array([r["sums"][p] for r in results]),
+                                             self.w[p])
+            # restart the momentum once its step alone would have lowered the dual
+            self.momentum_rounds[p] = 1 if plain < 0 else self.momentum_rounds[p] + 1
+            for k in range(len(results)):
+                applied = t[p, k] * dw[k] + u[p, k] * dr[k]
+                self.dw_since[k][p] += applied
+                change[p] += applied
+        self.w += change
+        self.steps = (t, u)
+        self.last_change = change
         self.rounds += 1
         if self.rounds - self.saved_round >= self.checkpoint_every:
             self._checkpoint()
         return False
+
+    def momentum(self):
+        """(beta per problem, w + beta * last change, or None when beta is 0 everywhere)."""
+        beta = (self.momentum_rounds - 1) / (self.momentum_rounds + 2)
+        if not np.any(beta):
+            return beta, None
+        return beta, self.w + beta[:, None] * self.last_change
 
     def certificate(self):
         """(sum of primals, sum of duals, largest relative gap, 0.0) of ``model_w``."""
@@ -354,11 +504,16 @@ class CoCoA:
     def _round(self):
         """The results of every partition for this round, or None when a partition
         was lost (it is rebuilt; the round is redone)."""
-        futures = [self.client.submit(local_round, part, self.w, self.rounds, self.rounds + 1,
-                                      self.sigma, self.local_epochs, self.local_time, self.seed, k,
-                                      pure=False, workers=[self.holders[k]], allow_other_workers=False)
+        beta, start_w = self.momentum()
+        futures = [self.client.submit(local_round, part, self.w, start_w, beta,
+                                      (self.steps[0][:, k], self.steps[1][:, k]), self.rounds,
+                                      self.rounds + 1, self.sigma, self.local_epochs,
+                                      self.local_time, self.seed, k, pure=False,
+                                      workers=[self.holders[k]], allow_other_workers=False)
                    for k, part in enumerate(self.parts)]
-        w_bytes = self.w.nbytes * len(futures)
+        # out: w, w + beta * change (with momentum), beta, (t, u) of the last round
+        out_bytes = (self.w.nbytes * (1 if start_w is None else 2)
+                     + beta.nbytes + 2 * self.steps[0][:, 0].nbytes)
         try:
             # polled, not distributed.wait: its timeout did not fire once a worker was killed
             pause, looked = 0.001, time.monotonic()
@@ -392,7 +547,8 @@ class CoCoA:
             if r is None:
                 lost.append(k)
                 continue
-            r["bytes"] = r["dw"].nbytes + 16 * len(r["loss"]) + w_bytes / len(futures)
+            r["bytes"] = (r["dw"].nbytes + r["dr"].nbytes + r["sums"].nbytes
+                          + 16 * len(r["loss"]) + 8 + out_bytes)
             results.append(r)
         if lost:
             self._rebuild(lost)
@@ -403,6 +559,7 @@ class CoCoA:
         """Rebuild lost partitions from their data with the checkpoint's alpha; w
         drops what they added since."""
         self.workers = self._workers()
+        self.momentum_rounds[:] = 1  # w + beta * change no longer matches the partitions
         for k in lost:
             self.w -= self.dw_since[k]
             self.dw_since[k][:] = 0.0
@@ -412,7 +569,8 @@ class CoCoA:
             self.rebuilt += 1
 
     def _checkpoint(self):
-        futures = [self.client.submit(partition_alpha, part, self.rounds, pure=False,
+        futures = [self.client.submit(partition_alpha, part, self.rounds,
+                                      (self.steps[0][:, k], self.steps[1][:, k]), pure=False,
                                       workers=[self.holders[k]], allow_other_workers=False)
                    for k, part in enumerate(self.parts)]
         try:

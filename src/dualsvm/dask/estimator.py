@@ -13,9 +13,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     """Linear SVM (LIBLINEAR's ``-s 1`` / ``-s 3`` problems) trained by CoCoA+ on Dask.
 
     The rows stay on the workers, split into partitions; every round sends w
-    out and adds the partitions' updates (see :mod:`dualsvm.dask.cocoa`). Each
-    round certifies the model it started from (primal, dual, relative gap),
-    and training stops at ``gap_tol``. Multi-class: one-vs-rest, all binary
+    out, runs local DCD epochs on every partition (from a point extrapolated by
+    Nesterov momentum) and combines their steps, and the steps to the dual point
+    their margins ask for, by an exact search that never lowers the dual (see
+    :mod:`dualsvm.dask.cocoa`). Each round certifies the model it started from
+    (primal, dual, relative gap), and training stops at ``gap_tol``. Multi-class: one-vs-rest, all binary
     problems advancing in the same rounds.
 
     Runs on the current ``distributed.Client``, or on a LocalCluster it starts

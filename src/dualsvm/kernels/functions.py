@@ -29,6 +29,10 @@ import scipy.sparse as sp
 from numba import njit
 
 from ..constants import KERNELS, POLY, PRECOMPUTED, RBF, SIGMOID
+from .blocks import kernel_times
+
+#: Most bytes prediction lays the support vectors out in at once (see ``Kernel.times``).
+TIMES_BYTES = 16 * 2**20
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,15 @@ class Kernel:
         if self.code == RBF:
             sx, sz = squared_row_norms(X), squared_row_norms(Z)
         return kernel_from_dots(self, dots, sx, sz)
+
+
+    def times(self, X, Z, coef):
+        """K(X, Z) @ coef without storing K(X, Z): tiles of rows of X against at most
+        ``TIMES_BYTES`` of Z's points at a time, in all threads (dense or CSR; not
+        'precomputed')."""
+        if self.code == PRECOMPUTED:
+            raise ValueError("a precomputed kernel has no rows to take products of")
+        return kernel_times(self, X, Z, coef, TIMES_BYTES)
 
 
 def make_kernel(kernel="rbf", *, gamma="scale", degree=3, coef0=0.0, X=None):

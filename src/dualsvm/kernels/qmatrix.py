@@ -42,9 +42,6 @@ stored in the cache), ``qm.matrix()`` (all of Q, refused above a memory bound),
 ``cache_misses``.
 """
 
-import os
-
-import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
@@ -52,7 +49,8 @@ from numba import njit, prange
 from .._rows import kernel_rows
 from ..constants import PRECOMPUTED
 from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
-from .functions import kernel_from_dot, kernel_from_dots
+from .blocks import block_times, block_values, fill_slots, prefer_workqueue
+from .functions import kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
 CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
@@ -69,19 +67,6 @@ BLOCK_BYTES = 16 * 2**20
 _PARALLEL_ENTRIES = 16384
 #: Ranges a parallel column is cut into for the threads.
 _CHUNKS = 64
-
-
-def _prefer_workqueue():
-    """Run the parallel column loops on Numba's own thread pool ("workqueue").
-
-    Numba's OpenMP layer (picked when libgomp is present) spin-waits at every
-    parallel region: with one column per region and the other core busy it made
-    a column 5 to 50 times slower than one thread. Called when the first QMatrix
-    is built, before any parallel loop runs (the layer is fixed at the first
-    one), not at import; an explicit NUMBA_THREADING_LAYER still wins.
-    """
-    if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
-        numba.config.THREADING_LAYER = "workqueue"
 
 
 class QMatrix:
@@ -101,7 +86,7 @@ class QMatrix:
     """
 
     def __init__(self, X, y, kernel, cache_size=200.0):
-        _prefer_workqueue()
+        prefer_workqueue()
         n = X.shape[0]
         if kernel.code != PRECOMPUTED and sp.issparse(X) and dense_enough(X):
             X = X.toarray()
@@ -168,38 +153,64 @@ class QMatrix:
         return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
 
     def column_chunks(self, cols, n_rows):
-        """cols in pieces whose block of n_rows rows (and, for CSR rows, the dense
-        copy of the piece's rows) stays within ``block_bytes``."""
-        per_column = 8 * (n_rows + (self.X.shape[1] if sp.issparse(self.X) else 0))
+        """cols in pieces whose block of n_rows rows (and the dense copy of the
+        piece's points, see :meth:`block`) stays within ``block_bytes``."""
+        per_column = 8 * (n_rows + self.X.shape[1])
         step = max(1, self.block_bytes // max(per_column, 1))
         return [cols[k:k + step] for k in range(0, len(cols), step)]
 
     def block(self, rows, cols):
         """Q[rows][:, cols] as float64, computed by BLAS matrix products.
 
-        ``rows=None`` means all rows, taken in place; other rows are gathered
-        an eighth of the samples at a time, so no second copy of the data exists.
+        ``rows=None`` means all rows. The dot products are vectorised tile
+        products over the rows in place (see :mod:`.blocks`), in all threads.
         """
         rows = self._all if rows is None else np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        k = self.kernel
-        if k.code == PRECOMPUTED:
+        if self.kernel.code == PRECOMPUTED:
             K = self.X[np.ix_(rows, cols)]
         else:
-            Xc = self.X[cols]
-            Xc = Xc.T.toarray() if sp.issparse(Xc) else Xc.T
-            if rows is self._all:
-                K = np.ascontiguousarray(self.X @ Xc, dtype=np.float64)
-            else:
-                K = np.empty((len(rows), len(cols)))
-                step = max(1, -(-self.n // 8))
-                for start in range(0, len(rows), step):
-                    K[start:start + step] = self.X[rows[start:start + step]] @ Xc
-            kernel_from_dots(k, K, self.sq_norms[rows], self.sq_norms[cols])
+            K = block_values(self.data, rows, cols, self.X)
         self.cache[5][EVALUATIONS] += len(rows) * len(cols)
         K *= self.y[rows, None]
         K *= self.y[None, cols]
         return K
+
+    def times(self, cols, vector):
+        """Q[:, cols] @ vector (float64), by the tiles of :meth:`block` without
+        storing the block: ``block_bytes`` at most for the columns' points."""
+        cols = np.asarray(cols, dtype=np.int64)
+        vector = np.asarray(vector, dtype=np.float64)
+        if self.kernel.code == PRECOMPUTED:
+            out = np.zeros(self.n)
+            step = max(1, len(self.column_chunks(cols, self.n)[0]) if len(cols) else 1)
+            for start in range(0, len(cols), step):
+                out += self.block(None, cols[start:start + step]) @ vector[start:start + step]
+            return out
+        out = np.zeros((self.n, 1))
+        step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
+        for start in range(0, len(cols), step):
+            part = cols[start:start + step]
+            coef = (self.y[part] * vector[start:start + step])[:, None]
+            block_times(self.data, self._all, part, self.X, coef, out)
+        self.cache[5][EVALUATIONS] += self.n * len(cols)
+        out[:, 0] *= self.y
+        return out[:, 0]
+
+    def fill_columns(self, cols, col_slots):
+        """Compute the complete columns ``cols`` into the cache slots ``col_slots``
+        (claimed by the caller, e.g. with :func:`claim_slot`) in bulk: tiles of
+        rows against the columns' points laid out densely, ``block_bytes`` at most."""
+        cols = np.asarray(cols, dtype=np.int64)
+        col_slots = np.asarray(col_slots, dtype=np.int64)
+        step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
+        for start in range(0, len(cols), step):
+            where = col_slots[start:start + step]
+            fill_slots(self.data, cols[start:start + step], where, self.cache[0], self.X)
+            self.cache[3][where] = COMPLETE
+            self.cache[6][where] = self.n
+        self.cache[5][EVALUATIONS] += len(cols) * self.n
+        self.cache[5][MISSES] += len(cols)
 
     def columns(self, index):
         """Complete columns Q[:, index] as a float64 array of shape (n, len(index)).

@@ -50,9 +50,11 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 import zlib
 
 import numpy as np
+from numba import njit
 
 from ..exceptions import DataError
 
@@ -182,12 +184,22 @@ class DiskDataset:
         self.compression = m["compression"]
         self.data_path = os.path.join(self.path, m["data_file"])
         self.rows_read = 0
+        self._count_lock = threading.Lock()
         if not os.path.isfile(self.data_path):
             raise DataError(f"{self.data_path}: missing data file of dataset {self.path}")
         size = os.path.getsize(self.data_path)
         if size != m["data_size"]:
             raise DataError(f"{self.data_path}: truncated or extended data file "
                             f"({size} bytes, the manifest says {m['data_size']})")
+
+    def __getstate__(self):  # sent to Dask workers: a lock does not travel
+        state = dict(self.__dict__)
+        del state["_count_lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._count_lock = threading.Lock()
 
     def __repr__(self):
         return (f"DiskDataset({self.path!r}: {self.n_samples} rows, {self.n_features} "
@@ -234,10 +246,10 @@ class DiskDataset:
             if len(payload) != expected:
                 raise DataError(f"{where}: corrupted (decompressed to {len(payload)} bytes, "
                                 f"expected {expected})")
-            block = decode_block(payload, k, entry["first_row"], n_rows, nnz, self.n_features, where)
-            if not np.isin(block.labels, self.labels).all():
-                raise DataError(f"{where}: corrupted (a label not in the manifest's labels)")
-            self.rows_read += n_rows
+            block = decode_block(payload, k, entry["first_row"], n_rows, nnz, self.n_features,
+                                 where, self.labels)
+            with self._count_lock:  # readers in several threads
+                self.rows_read += n_rows
             return block
 
         read.close = handle.close
@@ -270,8 +282,9 @@ class DiskDataset:
         return X, y
 
 
-def decode_block(payload, number, first_row, n_rows, nnz, n_features, where):
-    """The Block of one decompressed payload, its row pointers and columns checked."""
+def decode_block(payload, number, first_row, n_rows, nnz, n_features, where, known_labels=None):
+    """The Block of one decompressed payload, its row pointers and columns checked,
+    and its labels when ``known_labels`` (the manifest's) are given."""
     buffer = memoryview(payload)
     at = 0
 
@@ -285,11 +298,48 @@ def decode_block(payload, number, first_row, n_rows, nnz, n_features, where):
     indptr = take("<i4", n_rows + 1)
     indices = take("<i4", nnz)
     data = take("<f8", nnz)
-    if indptr[0] != 0 or indptr[-1] != nnz or (n_rows and np.any(np.diff(indptr) < 0)):
+    check_labels = known_labels is not None
+    flaw = _block_flaw(indptr, indices, n_features, labels, check_labels,
+                       np.asarray(known_labels if check_labels else (), dtype=np.float64))
+    if flaw == _BAD_POINTERS:
         raise DataError(f"{where}: corrupted (inconsistent row pointers)")
-    if nnz and (indices.min() < 0 or indices.max() >= n_features):
+    if flaw == _BAD_COLUMN:
         raise DataError(f"{where}: corrupted (column index out of range)")
+    if flaw == _BAD_LABEL:
+        raise DataError(f"{where}: corrupted (a label not in the manifest's labels)")
     return Block(number, first_row, labels, indptr, indices, data, n_features)
+
+
+_BAD_POINTERS, _BAD_COLUMN, _BAD_LABEL = 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _block_flaw(indptr, indices, n_features, labels, check_labels, known_labels):
+    """0 for a consistent block, else the first flaw found: row pointers, a
+    column, a label not in ``known_labels`` (with ``check_labels``).
+
+    One compiled pass instead of NumPy's diff, min, max and isin: they cost a
+    reader thread as much as a third of decompressing a block (w8a: 27 of 75 us).
+    """
+    nnz = indices.shape[0]
+    if indptr[0] != 0 or indptr[indptr.shape[0] - 1] != nnz:
+        return _BAD_POINTERS
+    for i in range(indptr.shape[0] - 1):
+        if indptr[i + 1] < indptr[i]:
+            return _BAD_POINTERS
+    for k in range(nnz):
+        if indices[k] < 0 or indices[k] >= n_features:
+            return _BAD_COLUMN
+    if check_labels:
+        for i in range(labels.shape[0]):
+            found = False
+            for label in known_labels:
+                if labels[i] == label:
+                    found = True
+                    break
+            if not found:
+                return _BAD_LABEL
+    return 0
 
 
 def read_manifest(path):

@@ -10,7 +10,8 @@ Same container and safety as linear models (:mod:`.container`), with these entri
 ``metadata``
     as for linear models, plus ``kernel`` (``{"kernel", "gamma", "degree",
     "coef0"}``, gamma resolved to a number) and ``n_support`` (list of int);
-    ``n_iter`` is a list (one per pair of classes).
+    ``n_iter`` is a list (one per pair of classes); ``solver_used`` the solver
+    that trained the model (``"smo"``, ``"ws"``; absent in older files).
 ``classes_``
     sorted, unique labels (n_classes,).
 ``support_``
@@ -20,6 +21,8 @@ Same container and safety as linear models (:mod:`.container`), with these entri
     (class i of pair (i, j) positive; see :mod:`dualsvm.fits`).
 ``intercept_``
     float64 (n_pairs,): LIBSVM's -rho of every pair.
+``probA_``, ``probB_`` (optional; both or neither)
+    float64 (n_pairs,): Platt's sigmoid of every pair (``probability=True``).
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
 ``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
     the support vectors (neither for the precomputed kernel).
@@ -43,6 +46,7 @@ _KINDS = {name: kind for kind, name in ESTIMATORS.items()}
 _ENTRIES = {"classes_", "support_", "dual_coef_", "intercept_"}
 _DENSE = {"sv_dense"}
 _CSR = {"sv_data", "sv_indices", "sv_indptr"}
+_PROBABILITY = {"probA_", "probB_"}
 
 
 def save_kernel(fit, path):
@@ -54,6 +58,7 @@ def save_kernel(fit, path):
         "n_classes": int(len(fit.classes_)),
         "n_support": [int(v) for v in fit.n_support_],
         "n_iter": [int(v) for v in fit.n_iter_],
+        "solver_used": fit.solver_used_,
         **certificate_to_json(fit),
     }
     arrays = {
@@ -62,6 +67,9 @@ def save_kernel(fit, path):
         "dual_coef_": fit.dual_coef_,
         "intercept_": fit.intercept_,
     }
+    if fit.probA_ is not None:
+        arrays.update(probA_=np.asarray(fit.probA_, dtype=np.float64),
+                      probB_=np.asarray(fit.probB_, dtype=np.float64))
     sv = fit.support_vectors_
     if fit.kernel.name != "precomputed":
         if sp.issparse(sv):
@@ -80,7 +88,9 @@ def read_kernel(path, meta, arrays):
 
     names = set(arrays)
     layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
-    unknown, missing = names - _ENTRIES - layout, (_ENTRIES | layout) - names
+    probability = _PROBABILITY if names & _PROBABILITY else set()
+    unknown = names - _ENTRIES - layout - probability
+    missing = (_ENTRIES | layout | probability) - names
     if unknown or missing:
         raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
     kind = _KINDS.get(meta.get("estimator"))
@@ -102,8 +112,9 @@ def read_kernel(path, meta, arrays):
         raise bad("classes_ are not k sorted, unique labels")
     if support.dtype != np.int64 or support.shape != (n_sv,) or (support < 0).any():
         raise bad(f"support_ has dtype {support.dtype} and shape {support.shape}")
-    for name, value, shape in (("dual_coef_", dual_coef, (max(k - 1, 1), n_sv)),
-                               ("intercept_", intercept, (n_pairs,))):
+    sigmoids = [(name, arrays[name], (n_pairs,)) for name in sorted(probability)]
+    for name, value, shape in [("dual_coef_", dual_coef, (max(k - 1, 1), n_sv)),
+                               ("intercept_", intercept, (n_pairs,))] + sigmoids:
         if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
             raise bad(f"{name} must be finite float64 of shape {shape}")
     try:
@@ -133,6 +144,9 @@ def read_kernel(path, meta, arrays):
     if n_iter is not None and not (isinstance(n_iter, list) and len(n_iter) == n_pairs
                                    and all(isinstance(v, int) for v in n_iter)):
         raise bad(f"n_iter {n_iter!r}")
+    solver_used = meta.get("solver_used", "")
+    if not isinstance(solver_used, str):
+        raise bad(f"solver_used {solver_used!r}")
     certificate = certificate_from_json(meta, n_pairs, bad)
     if certificate["status_"] is None:
         certificate["status_"] = ["unknown"] * n_pairs
@@ -144,4 +158,5 @@ def read_kernel(path, meta, arrays):
                      n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
                      intercept_=intercept, n_features_in_=d,
                      n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), kind=kind,
-                     **certificate)
+                     probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
+                     solver_used_=solver_used, **certificate)

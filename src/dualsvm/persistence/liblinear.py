@@ -13,9 +13,13 @@
 with nr_w = 1 for two classes (w decides for ``label[0]``, so the labels are
 written as ``classes_[1] classes_[0]``) and K otherwise. With B >= 0 the last
 line is the bias weight w_b and the intercept is B * w_b; an exact
-(unregularised) intercept is written with B = 1. :func:`import_liblinear`
+(unregularised) intercept is written with B = 1. A regression model
+(:class:`~dualsvm.fits.LinearSVRFit`) is written as LIBLINEAR writes ``-s 12`` /
+``-s 13`` models: solver_type L2R_L2LOSS_SVR_DUAL or L2R_L1LOSS_SVR_DUAL,
+``nr_class 2``, no ``label`` line, one weight per line. :func:`import_liblinear`
 reads the model of any LIBLINEAR classifier (linear SVMs, logistic
-regression, Crammer-Singer): prediction needs only w.
+regression, Crammer-Singer) and of its regressions (``-s 11, 12, 13``):
+prediction needs only w.
 """
 
 import math
@@ -26,7 +30,7 @@ import numpy as np
 from ..data import format_label, short_repr
 from ..exceptions import ModelError, one_line
 from ..files import atomic_write
-from ..fits import LinearFit
+from ..fits import LinearFit, LinearSVRFit
 from .container import ZIP_MAGIC, read_head
 from .linear import checked_arrays
 
@@ -35,8 +39,11 @@ LIBLINEAR_CLASSIFIERS = (
     "L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL",
     "MCSVM_CS", "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL",
 )
-_LIBLINEAR_OTHERS = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL",
-                     "ONECLASS_SVM")
+#: Its regression solvers (-s 11, 12, 13), with the loss each minimises.
+LIBLINEAR_REGRESSIONS = {"L2R_L2LOSS_SVR": "squared_epsilon_insensitive",
+                         "L2R_L2LOSS_SVR_DUAL": "squared_epsilon_insensitive",
+                         "L2R_L1LOSS_SVR_DUAL": "epsilon_insensitive"}
+_LIBLINEAR_OTHERS = ("ONECLASS_SVM",)
 _LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho", "w")
 
 
@@ -62,10 +69,22 @@ def _integer_labels(classes):
     return [int(v) for v in values]
 
 
-def export_liblinear(fit, path):
-    """Write a :class:`~dualsvm.fits.LinearFit` as a LIBLINEAR 2.50 text model file.
+def _bias_row(params, intercept):
+    """(B, bias weights) of LIBLINEAR's file for an intercept: B = intercept_scaling for
+    the augmented bias, 1 for an exact one, -1 (no row) for none."""
+    if params.get("fit_intercept") and params.get("intercept_mode", "augmented") == "augmented":
+        bias = float(params["intercept_scaling"])
+        return bias, intercept / bias
+    if params.get("fit_intercept") or np.any(intercept != 0):
+        return 1.0, intercept  # exact bias: B * w_b = intercept_
+    return -1.0, None
 
-    LIBLINEAR's ``predict`` gives the same labels as the model's.
+
+def export_liblinear(fit, path):
+    """Write a :class:`~dualsvm.fits.LinearFit` or :class:`~dualsvm.fits.LinearSVRFit`
+    as a LIBLINEAR 2.50 text model file.
+
+    LIBLINEAR's ``predict`` gives the same labels (or values) as the model's.
 
     Raises
     ------
@@ -74,25 +93,27 @@ def export_liblinear(fit, path):
     OSError
         The file cannot be written.
     """
-    coef, intercept, classes = checked_arrays(fit)
     params = fit.params
-    labels = _integer_labels(classes)
-    d = coef.shape[1]
-    if len(labels) == 2:
-        # LIBLINEAR's single w decides for label[0]; ours for classes_[1].
-        labels = [labels[1], labels[0]]
-    weights = coef.T  # (d, nr_w)
-    if params.get("fit_intercept") and params.get("intercept_mode", "augmented") == "augmented":
-        bias = float(params["intercept_scaling"])
-        bias_row = intercept / bias
-    elif params.get("fit_intercept") or np.any(intercept != 0):
-        bias, bias_row = 1.0, intercept  # exact bias: B * w_b = intercept_
+    if isinstance(fit, LinearSVRFit):
+        weights = np.asarray(fit.coef_, dtype=np.float64).reshape(-1, 1)
+        intercept = np.asarray(fit.intercept_, dtype=np.float64).reshape(-1)
+        if not (np.isfinite(weights).all() and np.isfinite(intercept).all()):
+            raise ModelError("the model's coefficients contain NaN or infinity")
+        solver = ("L2R_L1LOSS_SVR_DUAL" if params.get("loss") == "epsilon_insensitive"
+                  else "L2R_L2LOSS_SVR_DUAL")
+        header = [f"solver_type {solver}", "nr_class 2"]
     else:
-        bias, bias_row = -1.0, None
-    solver = "L2R_L1LOSS_SVC_DUAL" if params.get("loss") == "hinge" else "L2R_L2LOSS_SVC_DUAL"
-    lines = [f"solver_type {solver}", f"nr_class {len(labels)}",
-             "label " + " ".join(str(label) for label in labels),
-             f"nr_feature {d}", "bias %.17g" % bias, "w"]
+        coef, intercept, classes = checked_arrays(fit)
+        labels = _integer_labels(classes)
+        if len(labels) == 2:
+            # LIBLINEAR's single w decides for label[0]; ours for classes_[1].
+            labels = [labels[1], labels[0]]
+        weights = coef.T  # (d, nr_w)
+        solver = "L2R_L1LOSS_SVC_DUAL" if params.get("loss") == "hinge" else "L2R_L2LOSS_SVC_DUAL"
+        header = [f"solver_type {solver}", f"nr_class {len(labels)}",
+                  "label " + " ".join(str(label) for label in labels)]
+    bias, bias_row = _bias_row(params, intercept)
+    lines = header + [f"nr_feature {weights.shape[0]}", "bias %.17g" % bias, "w"]
     rows = weights if bias_row is None else np.vstack([weights, bias_row[None, :]])
     lines.extend("".join("%.17g " % v for v in row) for row in rows)
     text = "\n".join(lines) + "\n"
@@ -100,7 +121,8 @@ def export_liblinear(fit, path):
 
 
 def import_liblinear(path):
-    """Read a LIBLINEAR text model of a classifier as a :class:`~dualsvm.fits.LinearFit`.
+    """Read a LIBLINEAR text model of a classifier as a :class:`~dualsvm.fits.LinearFit`,
+    or of a regression (``-s 11, 12, 13``) as a :class:`~dualsvm.fits.LinearSVRFit`.
 
     Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
     ``coef_`` and ``intercept_`` are arranged so that the decision function gives
@@ -109,7 +131,7 @@ def import_liblinear(path):
     Raises
     ------
     ModelError
-        A malformed file, or a regression or one-class model.
+        A malformed file, or a one-class model.
     """
     path = os.fspath(path)
     head = read_head(path)
@@ -162,8 +184,10 @@ def import_liblinear(path):
 
     solver = header.get("solver_type")
     if solver in _LIBLINEAR_OTHERS:
-        raise bad(f"solver_type {solver} is not a classifier; dualsvm imports classifiers "
-                  f"({', '.join(LIBLINEAR_CLASSIFIERS)})")
+        raise bad(f"solver_type {solver} is not a classifier nor a regression; dualsvm imports "
+                  f"{', '.join(LIBLINEAR_CLASSIFIERS + tuple(LIBLINEAR_REGRESSIONS))}")
+    if solver in LIBLINEAR_REGRESSIONS:
+        return _regression(header, tokens[i:], bad)
     if solver not in LIBLINEAR_CLASSIFIERS:
         raise bad(f"unknown solver_type {solver!r}" if solver else "no solver_type")
     for key in ("nr_class", "label", "nr_feature", "bias"):
@@ -177,20 +201,10 @@ def import_liblinear(path):
         raise bad("repeated labels")
     if d < 1:
         raise bad(f"nr_feature {d}")
-    if not math.isfinite(bias):
-        raise bad(f"bias {bias}")
+    _check_bias(bias, bad)
     nr_w = 1 if k == 2 and solver != "MCSVM_CS" else k
     n_rows = d + 1 if bias >= 0 else d
-    values = tokens[i:]
-    if len(values) != n_rows * nr_w:
-        raise bad(f"{len(values)} weights, expected {n_rows} x {nr_w} = {n_rows * nr_w}"
-                  + ("; truncated file?" if len(values) < n_rows * nr_w else ""))
-    try:
-        w = np.array([float(v) for v in values], dtype=np.float64).reshape(n_rows, nr_w)
-    except ValueError:
-        raise bad("a weight is not a number") from None
-    if not np.isfinite(w).all():
-        raise bad("weights contain NaN or infinity")
+    w = _weights(tokens[i:], n_rows, nr_w, bad)
     weights = w[:d]
     offsets = bias * w[d] if bias >= 0 else np.zeros(nr_w)
 
@@ -211,3 +225,42 @@ def import_liblinear(path):
     return LinearFit(params=params, classes_=classes,
                      coef_=np.ascontiguousarray(coef, dtype=np.float64),
                      intercept_=np.ascontiguousarray(intercept, dtype=np.float64).reshape(-1))
+
+
+def _check_bias(bias, bad):
+    if not math.isfinite(bias):
+        raise bad(f"bias {bias}")
+
+
+def _weights(values, n_rows, nr_w, bad):
+    """The (n_rows, nr_w) weights of a model file's tokens after ``w``, checked."""
+    if len(values) != n_rows * nr_w:
+        raise bad(f"{len(values)} weights, expected {n_rows} x {nr_w} = {n_rows * nr_w}"
+                  + ("; truncated file?" if len(values) < n_rows * nr_w else ""))
+    try:
+        w = np.array([float(v) for v in values], dtype=np.float64).reshape(n_rows, nr_w)
+    except ValueError:
+        raise bad("a weight is not a number") from None
+    if not np.isfinite(w).all():
+        raise bad("weights contain NaN or infinity")
+    return w
+
+
+def _regression(header, values, bad):
+    """The LinearSVRFit of a LIBLINEAR regression model's header and weight tokens."""
+    for key in ("nr_feature", "bias"):
+        if key not in header:
+            raise bad(f"no '{key}' line")
+    if "label" in header:
+        raise bad("a regression model has no 'label' line")
+    d, bias = header["nr_feature"], header["bias"]
+    if d < 1:
+        raise bad(f"nr_feature {d}")
+    _check_bias(bias, bad)
+    n_rows = d + 1 if bias >= 0 else d
+    w = _weights(values, n_rows, 1, bad)[:, 0]
+    params = {"loss": LIBLINEAR_REGRESSIONS[header["solver_type"]], "fit_intercept": bool(bias > 0),
+              "intercept_scaling": bias if bias > 0 else 1.0}
+    intercept = bias * w[d] if bias >= 0 else 0.0
+    return LinearSVRFit(params=params, coef_=np.ascontiguousarray(w[:d]),
+                        intercept_=np.array([intercept]))

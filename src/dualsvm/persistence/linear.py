@@ -14,6 +14,11 @@ int, the largest number of epochs):
 ``feature_names_in_`` (optional)
     unicode, shape (n_features_in,).
 
+Regression models (``estimator`` = ``"LinearSVR"``) hold ``coef_`` float64 of shape
+(n_features_in,), ``intercept_`` float64 of shape (1,) and optionally
+``feature_names_in_``; their metadata has no ``n_classes``, and one entry in each
+certificate list.
+
 Every entry's dtype and shape is checked on reading, and that all numbers are
 finite; anything else is a :class:`~dualsvm.exceptions.ModelError`.
 """
@@ -21,7 +26,7 @@ finite; anything else is a :class:`~dualsvm.exceptions.ModelError`.
 import numpy as np
 
 from ..exceptions import ModelError
-from ..fits import LinearFit
+from ..fits import LinearFit, LinearSVRFit
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
 
@@ -109,3 +114,48 @@ def read_linear(path, meta, arrays):
     return LinearFit(params=params_from_json(meta, bad), classes_=classes, coef_=coef,
                      intercept_=intercept, n_iter_=n_iter, feature_names_in_=names,
                      **certificate_from_json(meta, n_problems, bad))
+
+
+def save_linear_svr(fit, path):
+    """Save a :class:`~dualsvm.fits.LinearSVRFit` as a dualsvm model file (atomically)."""
+    coef = np.asarray(fit.coef_, dtype=np.float64).reshape(-1)
+    intercept = np.asarray(fit.intercept_, dtype=np.float64).reshape(-1)
+    if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+        raise ModelError("the model's coefficients contain NaN or infinity")
+    meta = {"params": params_to_json(fit.params), "n_features_in": int(coef.shape[0]),
+            "n_iter": None if fit.n_iter_ is None else int(fit.n_iter_),
+            **certificate_to_json(fit)}
+    arrays = {"coef_": coef, "intercept_": intercept}
+    if fit.feature_names_in_ is not None:
+        arrays["feature_names_in_"] = np.asarray(fit.feature_names_in_).astype(str)
+    write_container(path, "LinearSVR", meta, arrays)
+
+
+def read_linear_svr(path, meta, arrays):
+    """The :class:`~dualsvm.fits.LinearSVRFit` of a regression model file's parts, all checked."""
+    def bad(what):
+        return ModelError(f"{path}: invalid model file ({what})")
+
+    names = set(arrays)
+    required = {"coef_", "intercept_"}
+    unknown, missing = names - required - _OPTIONAL_ENTRIES, required - names
+    if unknown or missing:
+        raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
+    coef, intercept = arrays["coef_"], arrays["intercept_"]
+    d = meta.get("n_features_in")
+    if not (isinstance(d, int) and d >= 1):
+        raise bad(f"n_features_in={d!r}")
+    for name, value, shape in (("coef_", coef, (d,)), ("intercept_", intercept, (1,))):
+        if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
+            raise bad(f"{name} must be finite float64 of shape {shape}")
+    names = arrays.get("feature_names_in_")
+    if names is not None:
+        if names.dtype.kind != "U" or names.shape != (d,):
+            raise bad(f"feature_names_in_ has dtype {names.dtype} and shape {names.shape}")
+        names = names.astype(object)
+    n_iter = meta.get("n_iter")
+    if n_iter is not None and not (isinstance(n_iter, int) and n_iter >= 0):
+        raise bad(f"n_iter {n_iter!r}")
+    return LinearSVRFit(params=params_from_json(meta, bad), coef_=coef, intercept_=intercept,
+                        n_iter_=n_iter, feature_names_in_=names,
+                        **certificate_from_json(meta, 1, bad))

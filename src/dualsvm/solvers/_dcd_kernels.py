@@ -116,3 +116,129 @@ def pair_epoch(rows, y, alpha, w, q_diag, diag, upper_bound, score, up_order, lo
         row_axpy(rows, j, -t, w, 0.0)
         steps += 1
     return steps
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def svr_epoch(rows, target, beta, w, q_diag, diag, upper_bound, bias, epsilon,
+              index, active_size, gmax_old, state, shuffle):
+    """One pass of dual CD for linear SVR (Ho and Lin, 2012, Algorithm 4) over
+    index[:active_size]; returns (active_size, gmax, gnorm1).
+
+    Both losses through ``diag`` (lambda_i = D_ii) and ``upper_bound`` (U_i), as
+    LIBLINEAR's ``solve_l2r_l1l2_svr``. With G = w'x_i - y_i + D_ii b_i, the
+    one-sided derivatives of f along b_i are Gp = G + eps and Gn = G - eps; the
+    violation (the distance of 0 from the subdifferential, projected on the box) is
+
+        b_i = 0:    -Gp if Gp < 0,  Gn if Gn > 0,  else 0
+        b_i = U_i:  max(Gp, 0)      b_i = -U_i:  max(-Gn, 0)
+        else:       |Gp| if b_i > 0, |Gn| if b_i < 0,
+
+    and the minimiser of the one-variable problem (a piecewise quadratic with
+    curvature H = Q_ii + D_ii) is b_i + d with d = -Gp/H if Gp < H b_i, -Gn/H
+    if Gn > H b_i, else -b_i, clipped to [-U_i, U_i]. Shrinking (LIBLINEAR's rule):
+    a variable at 0 with Gp > gmax_old and Gn < -gmax_old (deep in the flat part of
+    |b_i|), or at a bound with its derivative pointing out by more than gmax_old,
+    leaves the active prefix.
+    ``gmax`` is the largest violation of the pass, ``gnorm1`` their sum.
+    """
+    if shuffle:
+        shuffle_prefix(index, active_size, state)
+    gmax = 0.0
+    gnorm1 = 0.0
+    s = 0
+    while s < active_size:
+        if s + 2 * AHEAD < active_size:
+            j = np.uint64(index[s + 2 * AHEAD])
+            prefetch_row_start(rows, j)
+            prefetch(target, j)
+            prefetch(beta, j)
+            prefetch(q_diag, j)
+            prefetch(diag, j)
+            prefetch(upper_bound, j)
+        if s + AHEAD < active_size:
+            prefetch_row(rows, np.uint64(index[s + AHEAD]))
+        i = np.uint64(index[s])
+        b = beta[i]
+        u = upper_bound[i]
+        g = row_dot(rows, i, w, bias) - target[i] + diag[i] * b
+        h = q_diag[i]
+        gp = g + epsilon
+        gn = g - epsilon
+        violation = 0.0
+        shrink = False
+        if b == 0.0:
+            if gp < 0.0:
+                violation = -gp
+            elif gn > 0.0:
+                violation = gn
+            elif gp > gmax_old and gn < -gmax_old:
+                shrink = True
+        elif b >= u:
+            if gp > 0.0:
+                violation = gp
+            elif gp < -gmax_old:
+                shrink = True
+        elif b <= -u:
+            if gn < 0.0:
+                violation = -gn
+            elif gn > gmax_old:
+                shrink = True
+        elif b > 0.0:
+            violation = abs(gp)
+        else:
+            violation = abs(gn)
+        if shrink:
+            active_size -= 1
+            index[s], index[active_size] = index[active_size], index[s]
+            continue
+        gmax = max(gmax, violation)
+        gnorm1 += violation
+        if gp < h * b:
+            d = -gp / h
+        elif gn > h * b:
+            d = -gn / h
+        else:
+            d = -b
+        s += 1
+        if abs(d) < 1e-12:
+            continue
+        beta[i] = min(max(b + d, -u), u)
+        d = beta[i] - b
+        if d != 0.0:
+            row_axpy(rows, i, d, w, bias)
+    return active_size, gmax, gnorm1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def svr_passes(rows, target, beta, w, q_diag, diag, upper_bound, bias, epsilon, index,
+               active_size, n_movable, gmax_old, gnorm1_init, tol, shrinking, max_passes,
+               state, shuffle):
+    """Up to ``max_passes`` calls of :func:`svr_epoch` with LIBLINEAR's stopping rule
+    between them (sum of violations <= tol * that of the first pass, re-checked on the
+    full problem); one call per Python epoch costs more than a pass over a small
+    problem. ``gnorm1_init`` < 0: not known yet (this is the first pass).
+
+    Returns (active_size, gmax_old, gnorm1_init, passes, converged, ratio), ratio
+    being the last pass's sum of violations over the first's.
+    """
+    passes = 0
+    converged = False
+    ratio = np.inf
+    while passes < max_passes:
+        active_size, gmax, gnorm1 = svr_epoch(rows, target, beta, w, q_diag, diag, upper_bound,
+                                              bias, epsilon, index, active_size, gmax_old,
+                                              state, shuffle)
+        passes += 1
+        if gnorm1_init < 0.0:
+            gnorm1_init = gnorm1
+        ratio = gnorm1 / gnorm1_init if gnorm1_init > 0.0 else 0.0
+        if gnorm1 <= tol * gnorm1_init:
+            if active_size == n_movable:
+                converged = True
+                break
+            active_size = n_movable  # converged on the shrunk problem: check them all
+            gmax_old = np.inf
+            continue
+        if shrinking:
+            gmax_old = gmax
+    return active_size, gmax_old, gnorm1_init, passes, converged, ratio

@@ -8,6 +8,18 @@ gradients of the active variables satisfy
 
 and training stops only when that holds on the full, unshrunk problem.
 
+For support vector regression (:class:`~dualsvm.problem.SVRDualProblem`),
+``DualCD`` is LIBLINEAR's ``solve_l2r_l1l2_svr`` and ``tol`` its ``-e`` for
+``-s 12`` / ``-s 13``: an epoch has converged when the sum of the violations of
+its variables is at most tol times that sum in the first epoch,
+
+    sum_i v_i <= tol * sum_i v_i(first epoch),
+
+again re-checked on the full problem before training stops; ``violation``
+reports that ratio. An ``epoch()`` may run several passes (``passes_per_epoch``,
+the compiled loop checking the rule between them), since a Python round trip
+costs more than a pass over a small problem; ``n_iter`` counts passes.
+
 ``PairCD`` solves the exact-bias dual (y'a = 0) by two-variable steps. Each epoch
 computes the full gradient once (one product X w), stops when LIBSVM's
 maximal violation max_{I_up} -y_i G_i - min_{I_low} -y_i G_i <= tol (LIBSVM's
@@ -18,7 +30,7 @@ violating down, with exact gradients for each pair.
 import numpy as np
 
 from .._random import new_state
-from ._dcd_kernels import dcd_epoch, pair_epoch
+from ._dcd_kernels import dcd_epoch, pair_epoch, svr_passes
 
 
 def projected_gradient_rule(pg_max, pg_min, tol):
@@ -43,10 +55,12 @@ class DualCD:
     """
 
     def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
-                 w=None):
+                 w=None, passes_per_epoch=1, max_passes=None):
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
+        # SVRDualProblem says so; other problems (out-of-core row caches) are classification
+        self.regression = getattr(problem, "regression", False)
         self.tol = tol
         self.shrinking = shrinking
         self.shuffle = shuffle
@@ -57,8 +71,15 @@ class DualCD:
         self.n_movable = self.active_size = len(self.index)
         self.violation = np.inf
         self._pg_old = (np.inf, -np.inf)
+        self._gmax_old = np.inf  # regression: the previous pass's largest violation
+        self._gnorm1_init = -1.0  # regression: the first pass's sum of violations (< 0: none yet)
+        self.passes_per_epoch = passes_per_epoch  # regression: passes per epoch() call
+        self.max_passes = max_passes  # regression: the total budget of passes (None: none)
+        self.n_iter = 0  # regression: passes over the active variables so far
 
     def epoch(self):
+        if self.regression:
+            return self._svr_epoch()
         p = self.problem
         n = self.n_movable
         self.active_size, pg_max, pg_min = dcd_epoch(
@@ -75,6 +96,24 @@ class DualCD:
         if self.shrinking:
             self._pg_old = thresholds
         return False
+
+    def _svr_epoch(self):
+        p = self.problem
+        budget = self.passes_per_epoch
+        if self.max_passes is not None:
+            budget = max(1, min(budget, self.max_passes - self.n_iter))
+        (self.active_size, self._gmax_old, self._gnorm1_init, passes, converged,
+         self.violation) = svr_passes(
+            p.rows, p.y, self.alpha, self.w, p.q_diag, p.diag, p.upper_bound,
+            p.augmented_value, p.epsilon, self.index, self.active_size, self.n_movable,
+            self._gmax_old, self._gnorm1_init, self.tol, self.shrinking, budget,
+            self.state, self.shuffle)
+        self.n_iter += passes
+        return converged
+
+    def counters(self):
+        """Regression: the record's ``epoch`` is the number of passes (several per call)."""
+        return {"epoch": self.n_iter} if self.regression else {}
 
 
 class PairCD:

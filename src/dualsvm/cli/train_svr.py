@@ -1,0 +1,102 @@
+"""``dualsvm train -s 12|13 [-p EPSILON] FILE``: linear support vector regression
+(LIBLINEAR's train with those solvers, and its -v output for regression)."""
+
+import sys
+import time
+
+import numpy as np
+
+from ..data import read_svmlight
+from ..linear_training import fit_linear_svr
+from ..persistence.linear import save_linear_svr
+from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, augmented_bias, model_path, \
+    refuse_given
+from .parser import LIBLINEAR_TYPES, CommandError, refuse
+from .report import Reporter
+
+#: LIBLINEAR's default -p.
+DEFAULT_TUBE = 0.1
+
+
+def run(args):
+    """Train LinearSVR's problem from a file; called by ``train`` for -s 12 and -s 13."""
+    if args.weights:
+        raise refuse("-w", "weighs classes; regression (-s 12, -s 13) has none")
+    refuse_given(args, (("exact_bias", "--exact-bias"),),
+                 "is for classification; LIBLINEAR's regression has the -B bias only")
+    refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
+                                        "not to a file")
+    refuse_given(args, SEARCH_FLAGS, "(the search for C) is for classification (-s 1, -s 3)")
+    if args.folds is not None and args.trace:
+        raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
+    report = Reporter(args.quiet, args.json, args.trace)
+    path = None if args.folds is not None else model_path(args)
+    report.check_outputs(path)
+    X, y = read_svmlight(args.file)
+    fit_intercept, intercept_scaling = augmented_bias(args)
+    params = dict(
+        epsilon=DEFAULT_TUBE if args.epsilon is None else args.epsilon, tol=args.tol, C=args.C,
+        loss=LIBLINEAR_TYPES[args.solver], fit_intercept=fit_intercept,
+        intercept_scaling=intercept_scaling, dual="auto",
+        verbose=0 if args.quiet or args.folds else 2, random_state=args.seed,
+        max_iter=args.max_iter, gap_tol=args.gap_tol, time_limit=args.time_limit,
+        shrinking=not args.no_shrinking, shuffle=not args.cyclic, warm_start=False,
+        callback=None, monitor=True if args.trace else None)
+    common = {"data": args.file, "solver": f"dcd-svr-l{2 if args.solver == 12 else 1}",
+              "n_samples": int(X.shape[0]), "n_features": int(X.shape[1])}
+    cost = np.full(X.shape[0], float(args.C))
+    if args.folds is not None:
+        return _cross_validate(args, params, X, y, cost, report, common)
+    start = time.perf_counter()
+    fit = fit_linear_svr(X, y, cost, params)
+    seconds = time.perf_counter() - start
+    report.finished(fit, ADVICE)
+    report.save(fit, path, save_linear_svr)
+    report.summary({**common, "model": path, "loss": params["loss"], "C": args.C,
+                    "epsilon": params["epsilon"],
+                    "bias": intercept_scaling if fit_intercept else -1.0, "seconds": seconds}, fit)
+    return 130 if "interrupted" in fit.status_ else 0
+
+
+def regression_scores(predicted, y):
+    """(mean squared error, squared correlation coefficient): what LIBLINEAR prints."""
+    n = len(y)
+    mse = float(np.mean((predicted - y) ** 2))
+    sv, sy = float(predicted.sum()), float(y.sum())
+    svv, syy, svy = float(predicted @ predicted), float(y @ y), float(predicted @ y)
+    denominator = (n * svv - sv * sv) * (n * syy - sy * sy)
+    scc = (n * svy - sv * sy) ** 2 / denominator if denominator > 0 else float("nan")
+    return mse, scc
+
+
+def _cross_validate(args, params, X, y, cost, report, common):
+    n = X.shape[0]
+    folds = min(args.folds, n)
+    if folds < args.folds:
+        report.warn(f"{args.folds} folds > {n} samples; using {n} folds (leave-one-out)")
+    order = np.random.default_rng(args.seed).permutation(n)
+    predicted = np.empty(n)
+    start = time.perf_counter()
+    for fold, test in enumerate(np.array_split(order, folds), start=1):
+        train = np.ones(n, dtype=bool)
+        train[test] = False
+        try:
+            fit = fit_linear_svr(X[train], y[train], cost[train], params)
+        except ValueError as e:
+            raise CommandError(f"cross validation fold {fold}: {e}") from None
+        predicted[test] = X[test] @ fit.coef_ + fit.intercept_[0]
+        if fit.early_stop() and "interrupted" not in fit.status_:
+            report.warn(f"fold {fold}: {fit.early_stop()} {ADVICE}")
+        if "interrupted" in fit.status_:
+            print("dualsvm: cross validation was interrupted", file=sys.stderr)
+            return 130
+    mse, scc = regression_scores(predicted, y)
+    if report.json_summary:
+        report.summary({**common, "cross_validation_folds": folds,
+                        "cross_validation_mean_squared_error": mse,
+                        "cross_validation_squared_correlation": scc,
+                        "seconds": time.perf_counter() - start})
+    else:
+        print("Cross Validation Mean squared error = %g" % mse)
+        print("Cross Validation Squared correlation coefficient = %g" % scc)
+    return 0

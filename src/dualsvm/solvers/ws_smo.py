@@ -1,0 +1,184 @@
+"""Decomposition with large working sets for the kernel dual with the exact bias.
+
+Problem (:class:`dualsvm.problem.KernelDualProblem`, ``bias='exact'``), LIBSVM's
+C-SVC dual, the same as :mod:`dualsvm.solvers.smo` solves::
+
+    min_a f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   y'a = 0
+
+The design of ThunderSVM (Wen, Shi, Li, He and Chen, JMLR 2018): instead of
+two variables and two kernel columns per step, each outer iteration
+
+1. selects a working set B of q variables: half kept from the previous set (the
+   half chosen last), the rest the most violating variables in LIBSVM's order,
+   taken alternately from the top of I_up and the bottom of I_low by the score
+   -y_i G_i (so the maximal violating pair is always in B);
+2. gets the q complete columns Q[:, B] from the column cache, computing the
+   missing ones in one bulk block (:meth:`QMatrix.fill_columns
+   <dualsvm.kernels.QMatrix.fill_columns>`:
+   vectorised tile products, all threads), stored as cache columns (float32, as
+   LIBSVM's), so columns that come back later are not recomputed;
+3. solves the sub-problem over B (the other variables fixed) by SMO steps
+   (WSS3, LIBSVM's clipping) inside the q x q block Q[B, B], until B's maximal
+   violation is below max(tol, ``inner_ratio`` times its value at the start);
+4. updates the whole gradient with one pass G += Q[:, B] (a_B - a_B_old).
+
+It stops when LIBSVM's maximal violation over all variables, computed from the
+exact-in-float32-columns gradient as LIBSVM's is, falls below ``tol``: the dual
+reached is LIBSVM's. The final certificate recomputes the gradient in float64,
+as :class:`~dualsvm.solvers.smo.SMO` does. There is no shrinking: every variable
+is scanned once per outer iteration (O(n)), against q columns of n entries each.
+
+Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
+most the number of columns it holds), plus the dense layout of at most one
+block's points (within the cache's block allowance) and O(n) vectors.
+"""
+
+import numpy as np
+
+from ._ws_kernels import claim_columns, gather_block, local_smo, select_working_set, update_gradient
+
+#: Working-set sizes the automatic choice picks from (powers of two).
+MIN_WORKING_SET, MAX_WORKING_SET = 16, 1024
+
+
+def working_set_size(n_samples, n_slots, requested=None):
+    """q: ``requested`` (checked against what the cache holds), else the largest
+    power of two <= min(MAX_WORKING_SET, n_slots / 2, n_samples) and >= 2."""
+    if requested is not None:
+        q = int(requested)
+        if q < 2:
+            raise ValueError(f"working_set must be an integer >= 2, got {requested!r}")
+        if q > n_slots:
+            raise ValueError(f"working_set={q} needs {q} kernel columns in the cache, which "
+                             f"holds {n_slots}: raise cache_size or lower working_set")
+        return min(q, n_samples)
+    limit = max(2, min(MAX_WORKING_SET, n_slots // 2, n_samples))
+    return 1 << (limit.bit_length() - 1)
+
+
+class WorkingSetSMO:
+    """Large-working-set decomposition over a :class:`~dualsvm.problem.KernelDualProblem`.
+
+    Parameters
+    ----------
+    problem : KernelDualProblem
+        With ``bias='exact'`` and a kernel other than 'precomputed'.
+    tol : float
+        LIBSVM's ``-e``: stop when the maximal violation is below tol.
+    shrinking : bool
+        Must be True (LIBSVM's default); this solver has no shrinking, and
+        ``shrinking=False`` is refused rather than ignored.
+    random_state : ignored
+        Accepted for the common solver interface (the solver is deterministic).
+    alpha : ndarray or None
+        Warm start (made feasible as for SMO).
+    working_set : int or None
+        q; None: see :func:`working_set_size`.
+    inner_ratio : float
+        Each sub-problem is solved until its violation is below
+        max(tol, inner_ratio * its violation at the start) (ThunderSVM's 0.1).
+
+    Notes
+    -----
+    One ``epoch()`` is one outer iteration, and ``n_iter`` counts them (what
+    ``SVC(max_iter=...)`` limits for this solver); ``counters()`` also reports the
+    SMO steps taken inside the working sets (``iterations``, comparable to
+    LIBSVM's ``#iter``).
+    """
+
+    def __init__(self, problem, tol=1e-3, *, shrinking=True, random_state=None, alpha=None,
+                 working_set=None, inner_ratio=0.1):
+        if getattr(problem, "bias", None) != "exact" or not hasattr(problem, "q"):
+            raise ValueError("WorkingSetSMO solves a KernelDualProblem with bias='exact'")
+        if problem.kernel.name == "precomputed":
+            raise ValueError("the working-set solver needs the data rows, not a precomputed "
+                             "kernel matrix: use solver='smo'")
+        if not shrinking:
+            raise ValueError("the working-set solver has no shrinking to turn off: "
+                             "use solver='smo' for shrinking=False")
+        self.problem = p = problem
+        self.tol = float(tol)
+        self.inner_ratio = float(inner_ratio)
+        n = p.n_samples
+        self.q = working_set_size(n, p.q.n_slots, working_set)
+        self.alpha = p.feasible(alpha)
+        self.G = -np.ones(n) if alpha is None else p.gradient(self.alpha)
+        self._objective = -p.dual_from_gradient(self.alpha, self.G)
+        self._ws = np.empty(self.q, dtype=np.int64)
+        self._count = 0
+        self._keep = np.empty(0, dtype=np.int64)
+        self.steps = 0
+        self.outer = 0
+        self._violation = np.inf
+        self._select()
+        self.finished = False
+
+    @property
+    def violation(self):
+        return self._violation
+
+    @property
+    def active_size(self):
+        return self.problem.n_samples
+
+    @property
+    def n_iter(self):
+        """Outer iterations (working sets solved)."""
+        return self.outer
+
+    def _select(self):
+        p = self.problem
+        self._count, violation = select_working_set(p.y, self.alpha, self.G, p.upper_bound,
+                                                    self._keep, self.q, self._ws)
+        self._violation = float(violation)
+
+    def epoch(self):
+        """One outer iteration; True once the maximal violation is below tol."""
+        if self._violation < self.tol or self._count < 2:
+            return True
+        p = self.problem
+        qm = p.q
+        ws = self._ws[:self._count].copy()
+        ws_slots = np.empty(len(ws), dtype=np.int64)
+        missing = claim_columns(qm.cache, ws, ws_slots)
+        qm.fill_columns(ws[missing], ws_slots[missing])
+        block = np.empty((len(ws), len(ws)))
+        gather_block(qm.cache[0], ws_slots, ws, block)
+        alpha_ws = self.alpha[ws]
+        G_ws = self.G[ws]
+        budget = 100 * len(ws) + 10000  # ThunderSVM's bound on one sub-problem's steps
+        steps, start, change = local_smo(block, p.y[ws], alpha_ws, G_ws, p.upper_bound[ws],
+                                         p.q_diag[ws], p.diag[ws],
+                                         max(self.tol, self.inner_ratio * self._violation),
+                                         budget)
+        self.steps += steps
+        self.outer += 1
+        self._objective += change
+        delta = alpha_ws - self.alpha[ws]
+        self.alpha[ws] = alpha_ws
+        update_gradient(qm.cache[0], ws_slots, delta, self.G)
+        self.G[ws] += p.diag[ws] * delta
+        # ThunderSVM keeps the half of the set chosen last
+        self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
+        self._select()
+        return self._violation < self.tol
+
+    def finish(self):
+        """The final certificate is recomputed in float64; True (it changed)."""
+        self.finished = True
+        return True
+
+    def certificate(self):
+        """(primal, dual, relative gap, intercept), as :meth:`SMO.certificate
+        <dualsvm.solvers.smo.SMO.certificate>`: the intercept from the solver's
+        gradient, the objectives after :meth:`finish` from a float64 gradient."""
+        p = self.problem
+        if not self.finished:
+            return p.certificate(self.alpha, self.G, dual=-self._objective)
+        return p.certificate(self.alpha, p.gradient(self.alpha),
+                             intercept=p.intercept(self.alpha, self.G))
+
+    def counters(self):
+        q = self.problem.q
+        return {"iterations": self.steps, "outer_iterations": self.outer,
+                "kernel_evaluations": q.kernel_evaluations, "cache_hits": q.cache_hits}

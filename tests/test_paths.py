@@ -1,0 +1,316 @@
+"""Warm-started paths over C (c_path), the searches over them (LinearSVCCV, SVCCV), the
+command line's -C and the plot of a search."""
+
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+from liblinear import liblinearutil as ll
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+from dualsvm import SVC, SVCCV, LinearSVC, LinearSVCCV, c_path, cli
+from dualsvm.data import read_svmlight
+from dualsvm.kernels import make_kernel
+from dualsvm.problem import KernelDualProblem
+
+CS = np.logspace(-6, 2, 9, base=2)
+
+
+@pytest.fixture(scope="module")
+def a9a(data_dir):
+    X, y = read_svmlight(data_dir / "a9a.bz2")
+    return X[:3000], y[:3000]
+
+
+@pytest.fixture(scope="module")
+def heart(data_dir):
+    return read_svmlight(data_dir / "heart_scale")
+
+
+def quiet(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return fn()
+
+
+def cold(estimator, C, X, y, **fit):
+    return quiet(lambda: LinearSVC(**{**estimator.get_params(), "C": C}).fit(X, y, **fit)
+                 if isinstance(estimator, LinearSVC)
+                 else SVC(**{**estimator.get_params(), "C": C}).fit(X, y, **fit))
+
+
+def relative(a, b):
+    return np.abs(np.asarray(a) - np.asarray(b)) / np.abs(np.asarray(b))
+
+
+# --- linear paths ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("bias", [{"fit_intercept": False}, {"intercept_mode": "augmented"},
+                                  {"intercept_mode": "exact"}])
+def test_linear_path_models_are_the_cold_fits(a9a, loss, bias):
+    # LIBLINEAR's eps 0.1 on 3000 rows; then tight (eps 1e-6) on 1000
+    for tol, rtol in ((0.1, 1e-3), (1e-6, 1e-6)):
+        X, y = a9a if tol == 0.1 else (a9a[0][:1000], a9a[1][:1000])
+        est = LinearSVC(loss=loss, tol=tol, max_iter=100_000, random_state=0, **bias)
+        path = c_path(est, X, y, CS)
+        assert [m.C for m in path] == list(CS) and est.get_params()["C"] == 1.0
+        colds = [cold(est, C, X, y) for C in CS]
+        for model, reference in zip(path, colds):
+            assert model.status_ == ["converged"]
+            assert relative(model.primal_, reference.primal_).max() <= rtol
+            assert 0 <= model.gap_[0] <= (2e-3 if tol == 0.1 else 1e-5)
+            # the certificate is the model's own: recomputed from its coef and intercept
+            np.testing.assert_allclose(model.decision_function(X), reference.decision_function(X),
+                                       atol=0.3 if tol == 0.1 else 1e-2)
+        if tol == 0.1 and bias.get("intercept_mode") != "exact":
+            # warm starts save work: fewer epochs along the path than the cold fits take
+            assert sum(m.n_iter_ for m in path) < sum(m.n_iter_ for m in colds)
+
+
+@pytest.mark.parametrize("start", ["primal", "best"])
+def test_primal_and_best_starts_reach_the_same_models(a9a, start):
+    X, y = a9a
+    est = LinearSVC(tol=1e-6, max_iter=100_000, random_state=0)
+    for model, C in zip(c_path(est, X, y, CS, start=start), CS):
+        assert relative(model.primal_, cold(est, C, X, y).primal_).max() <= 1e-6
+    with pytest.raises(ValueError, match="exact intercept"):
+        c_path(LinearSVC(intercept_mode="exact"), X, y, CS, start=start)
+
+
+def test_multiclass_weighted_path():
+    X, y = load_iris(return_X_y=True)
+    est = LinearSVC(loss="hinge", tol=1e-8, max_iter=100_000, class_weight={0: 2.0, 2: 0.5},
+                    random_state=0)
+    weights = np.linspace(0.5, 1.5, len(y))
+    path = c_path(est, X, y, CS, sample_weight=weights)
+    for model, C in zip(path, CS):
+        reference = cold(est, C, X, y, sample_weight=weights)
+        assert model.coef_.shape == (3, 4)
+        assert relative(model.primal_, reference.primal_).max() <= 1e-6
+        assert (model.gap_ <= 1e-6).all()
+
+
+@pytest.mark.parametrize("solver", ["pegasos", "implicit"])
+def test_primal_solvers_continue_along_the_path(heart, solver):
+    X, y = heart
+    est = LinearSVC(solver=solver, max_iter=30, random_state=0)
+    path = quiet(lambda: c_path(est, X, y, CS[:4]))
+    steps = [int(m.t_[0]) for m in path]
+    assert steps == sorted(steps) and steps[0] > 0  # each continues the one before
+    for model, C in zip(path, CS):
+        reference = cold(est.set_params(max_iter=30), C, X, y)
+        assert np.isfinite(model.primal_).all() and (model.gap_ >= 0).all()
+        assert model.primal_[0] <= reference.primal_[0] * 1.05
+
+
+def test_grid_and_estimator_are_checked(heart):
+    X, y = heart
+    for bad in ([1.0, 1.0], [2.0, 1.0], [0.0, 1.0], [], [np.inf], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="Cs must"):
+            c_path(LinearSVC(), X, y, bad)
+    with pytest.raises(TypeError, match="LinearSVC or SVC"):
+        c_path(GridSearchCV(LinearSVC(), {"C": [1.0]}), X, y, [1.0])
+    with pytest.raises(ValueError, match="start must be one of"):
+        c_path(LinearSVC(), X, y, [1.0, 2.0], start="cold")
+    with pytest.raises(ValueError, match="start='dual'"):
+        c_path(SVC(), X, y, [1.0, 2.0], start="primal")
+
+
+# --- kernel paths ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("solver", ["smo", "cgd", "dcd", "pgd"])
+def test_kernel_path_models_are_the_cold_fits(heart, solver):
+    X, y = heart
+    Cs = np.logspace(-3, 4, 8, base=2)
+    est = SVC(solver=solver, gamma=0.1, tol=1e-6, random_state=0)
+    path = quiet(lambda: c_path(est, X, y, Cs))
+    colds = [cold(est, C, X, y) for C in Cs]
+    for model, reference in zip(path, colds):
+        assert model.status_ == ["converged"]
+        assert relative(model.primal_, reference.primal_).max() <= 1e-4
+    if solver == "smo":
+        # the kernel cache is kept across the path: fewer kernel evaluations than cold fits
+        evaluations = path[-1].history_[0][-1]["kernel_evaluations"]  # cumulative on the path
+        assert evaluations < sum(m.history_[0][-1]["kernel_evaluations"] for m in colds)
+        np.testing.assert_allclose(path[-1].decision_function(X),
+                                   colds[-1].decision_function(X), atol=1e-3)
+
+
+def test_kernel_path_multiclass_one_vs_one():
+    X, y = load_iris(return_X_y=True)
+    est = SVC(gamma=0.5, tol=1e-8, class_weight="balanced")
+    for model, C in zip(c_path(est, X, y, CS), CS):
+        reference = cold(est, C, X, y)
+        assert relative(model.primal_, reference.primal_).max() <= 1e-6
+        np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+def test_scaled_gradient_equals_a_fresh_one(heart):
+    X, y = heart
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.2, X=X)
+    alpha = np.random.default_rng(0).uniform(0, 1, len(y))
+    kept = KernelDualProblem(X, y, np.ones(len(y)), "squared_hinge", "exact", kernel)
+    kept.gradient(alpha)
+    kept.set_costs(np.full(len(y), 3.0))
+    fresh = KernelDualProblem(X, y, np.full(len(y), 3.0), "squared_hinge", "exact", kernel)
+    np.testing.assert_allclose(kept.gradient(3.0 * alpha), fresh.gradient(3.0 * alpha),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kept.gradient(alpha[::-1]), fresh.gradient(alpha[::-1]),
+                               rtol=1e-12, atol=1e-12)  # not a multiple: computed afresh
+
+
+# --- cross-validation ------------------------------------------------------------------
+
+@pytest.mark.parametrize("params", [{}, {"loss": "hinge", "intercept_mode": "exact"}])
+def test_linear_svc_cv_picks_the_grid_search_c(data_dir, params):
+    X, y = read_svmlight(data_dir / "breast-cancer_scale")
+    folds = StratifiedKFold(4, shuffle=True, random_state=0)
+    common = {"tol": 1e-8, "max_iter": 100_000, "random_state": 0, **params}
+    search = LinearSVCCV(Cs=CS, cv=folds, n_jobs=2, **common).fit(X, y)
+    grid = GridSearchCV(LinearSVC(**common), {"C": list(CS)}, cv=folds).fit(X, y)
+    assert search.C_ == grid.best_params_["C"] and search.best_index_ == grid.best_index_
+    results = search.cv_results_
+    for key in ("mean_test_score", "std_test_score", "rank_test_score",
+                *(f"split{k}_test_score" for k in range(4))):
+        np.testing.assert_allclose(results[key], grid.cv_results_[key], atol=1e-12)
+    assert results["params"] == [{"C": C} for C in CS]
+    assert list(results["param_C"]) == list(CS)
+    splits = np.array([results[f"split{k}_test_score"] for k in range(4)])
+    np.testing.assert_allclose(results["mean_test_score"], splits.mean(axis=0))
+    assert results["rank_test_score"][search.best_index_] == 1
+    assert search.best_score_ == results["mean_test_score"].max()
+    assert (results["mean_fit_time"] > 0).all() and (results["mean_n_iter"] >= 1).all()
+    # refit: the model at C_ on all the data, with its certificate
+    refit = LinearSVC(C=search.C_, **common).fit(X, y)
+    np.testing.assert_allclose(search.coef_, refit.coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(search.predict(X), refit.predict(X))
+    assert search.gap_[0] <= 1e-6 and search.best_estimator_.C == search.C_
+
+
+def test_scoring_and_refit_false(heart):
+    X, y = heart
+    search = LinearSVCCV(Cs=5, cv=3, scoring="balanced_accuracy", refit=False).fit(X, y)
+    assert len(search.cv_results_["params"]) == 5 and search.cv_results_["params"][0]["C"] == 2.0**-10
+    assert not hasattr(search, "best_estimator_") and not hasattr(search, "predict")
+
+    def negative_error(model, X_test, y_test):
+        return -np.mean(model.predict(X_test) != y_test)
+
+    scored = LinearSVCCV(Cs=CS, cv=3, scoring=negative_error).fit(X, y)
+    accuracy = LinearSVCCV(Cs=CS, cv=3).fit(X, y)
+    np.testing.assert_allclose(scored.cv_results_["mean_test_score"],
+                               accuracy.cv_results_["mean_test_score"] - 1.0)
+
+
+def test_svc_cv_picks_the_grid_search_c_and_gamma():
+    X, y = load_iris(return_X_y=True)
+    Cs, gammas = np.logspace(-3, 7, 6, base=2), [0.05, "scale", 2.0]
+    search = SVCCV(Cs=Cs, gammas=gammas, cv=5, n_jobs=2, tol=1e-8).fit(X, y)
+    grid = GridSearchCV(SVC(tol=1e-8), {"C": list(Cs), "gamma": gammas}, cv=5).fit(X, y)
+    assert (search.C_, search.gamma_) == (grid.best_params_["C"], grid.best_params_["gamma"])
+    assert search.cv_results_["params"] == grid.cv_results_["params"]
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"],
+                               grid.cv_results_["mean_test_score"], atol=1e-12)
+    np.testing.assert_array_equal(search.predict(X), grid.predict(X))
+    with pytest.raises(ValueError, match="precomputed"):
+        SVCCV(kernel="precomputed").fit(X @ X.T, y)
+    with pytest.raises(ValueError, match="repeated"):
+        SVCCV(gammas=[1.0, 1.0]).fit(X, y)
+
+
+# --- the command line ------------------------------------------------------------------
+
+LOG2C = re.compile(r"log2c=(?= *-?\d+\.\d\d\t)(.{7})\trate=\d+(\.\d+)?$")  # %7.2f, %g
+BEST = re.compile(r"Best C = (\S+)  CV accuracy = (\S+)%$")
+
+
+def test_find_c_prints_what_liblinear_prints(capfd, data_dir):
+    path = data_dir / "breast-cancer_scale"
+    status = cli.main(["train", "-C", str(path)])
+    out = capfd.readouterr().out.splitlines()
+    assert status == 0
+    # LIBLINEAR's -C (solver 2) on the same file, its C-level output captured
+    y, x = ll.svm_read_problem(str(path))
+    best_C, _, rate = ll.train(y, x, "-C -s 2")
+    printed = capfd.readouterr().out.splitlines()
+    ours = [line for line in out if line.startswith("log2c")]
+    theirs = [line for line in printed if line.startswith("log2c")]
+    assert printed[-2] == "Best C = %g  CV accuracy = %g%%" % (best_C, 100 * rate)
+    assert ours[0].split("\t")[0] == theirs[0].split("\t")[0]  # the same first C
+    assert all(LOG2C.match(line) for line in ours + theirs)
+    assert out[0] == "Doing parameter search with 5-fold cross validation."
+    match = BEST.match(out[-1])
+    assert match and BEST.match("Best C = %g  CV accuracy = %g%%" % (best_C, 100 * rate))
+    rates = [float(line.split("rate=")[1]) for line in ours]
+    assert float(match.group(2)) == max(rates)
+    assert float(match.group(1)) == 2.0 ** float(ours[rates.index(max(rates))][6:13])
+
+
+def test_find_c_grid_trace_json_and_plot(tmp_path, capsys, data_dir):
+    path = data_dir / "heart_scale"
+    trace = tmp_path / "search.jsonl"
+    assert cli.main(["train", "-C", "-s", "3", "-v", "3", "-q", "--c-grid", "0.01", "10", "7",
+                     "--trace", str(trace), str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and BEST.match(out[1])  # -q: no log2c lines
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    np.testing.assert_allclose([r["C"] for r in records], np.logspace(np.log10(0.01), 1, 7))
+    assert "%g" % max(r["accuracy"] for r in records) == BEST.match(out[1]).group(2)
+    assert cli.main(["train", "-C", "--exact-bias", "--json", "-c", "0.5", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["C"][0] == 0.5 and summary["C"][-1] == 1024.0
+    assert summary["cross_validation_accuracy"] == max(summary["accuracy"])
+    pytest.importorskip("matplotlib")
+    assert cli.main(["plot", str(trace), "-o", str(tmp_path / "search.png")]) == 0
+    assert (tmp_path / "search.png").read_bytes()[:4] == b"\x89PNG"
+    assert cli.main(["plot", str(trace), "--y", "gap"]) == 2
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["-C", "-t", "2"], "-C (the search for C) is for linear models"),
+    (["-C", "--kernel", "rbf"], "-C (the search for C) is for linear models"),
+    (["--c-grid", "1", "2", "2"], "--c-grid needs -C"),
+    (["-C", "-c", "2", "--c-grid", "1", "2", "2"], "-c and --c-grid"),
+    (["-C", "--c-grid", "2", "1", "3"], "START < END"),
+    (["-C", "--c-grid", "1", "2", "2.5"], "whole number"),
+    (["-C", "--c-grid", "1", "-2", "2"], "must be > 0"),
+])
+def test_find_c_refusals(capsys, data_dir, argv, message):
+    assert cli.main(["train", *argv, str(data_dir / "heart_scale")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_find_c_refuses_a_model_and_a_directory(tmp_path, capsys, data_dir):
+    assert cli.main(["train", "-C", str(data_dir / "heart_scale"), str(tmp_path / "m")]) == 2
+    assert "writes no model" in capsys.readouterr().err
+    assert cli.main(["train", "-C", str(tmp_path)]) == 2
+    assert "-C does not apply to a dataset directory" in capsys.readouterr().err
+
+
+# --- the plot --------------------------------------------------------------------------
+
+def test_plot_c_search_draws_the_cv_results(heart):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from dualsvm import plotting
+
+    X, y = heart
+    search = LinearSVCCV(Cs=CS, cv=3).fit(X, y)
+    ax, times = plotting.plot_c_search(search)
+    np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), CS)
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(),
+                               100 * search.cv_results_["mean_test_score"])
+    np.testing.assert_allclose(times.get_lines()[0].get_ydata(),
+                               search.cv_results_["mean_fit_time"])
+    assert ax.get_lines()[1].get_xdata()[0] == search.C_  # the best C marked
+    svc = SVCCV(Cs=3, gammas=[0.1, 1.0], cv=3).fit(X, y)
+    ax, _ = plotting.plot_c_search(svc)
+    assert len([line for line in ax.get_lines() if len(line.get_xdata()) == 3]) == 2
+    with pytest.raises(TypeError, match="LinearSVCCV or SVCCV"):
+        plotting.plot_c_search(LinearSVC())

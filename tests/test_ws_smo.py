@@ -1,0 +1,201 @@
+"""The large-working-set solver (solver='ws') against LIBSVM 3.37, SMO and the KKT
+conditions; its bulk kernel blocks against the kernel definition; solver='auto'."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
+
+from dualsvm import SVC, load_model, save_model
+from dualsvm.kernel_training import AUTO_MIN_ROWS, choose_solver
+from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
+from dualsvm.kernels.blocks import kernel_times, vexp
+from dualsvm.problem import KernelDualProblem
+from dualsvm.solvers import Stopping, run_epochs
+from dualsvm.solvers.ws_smo import WorkingSetSMO, working_set_size
+
+from reference import dual_objective, kernel_matrix, libsvm_kernel, one_vs_one_objectives
+
+KERNELS = [("rbf", {"gamma": 0.5}), ("poly", {"gamma": 0.1, "coef0": 1.0, "degree": 3}),
+           ("linear", {}), ("sigmoid", {"gamma": 0.05, "coef0": -1.0})]
+
+
+def _scaled(X):
+    """Columns scaled to [-1, 1] (LIBSVM's svm-scale), CSR."""
+    X = sp.csr_matrix(X).toarray()
+    low, high = X.min(axis=0), X.max(axis=0)
+    span = np.where(high > low, high - low, 1.0)
+    return sp.csr_matrix(2.0 * (X - low) / span - 1.0)
+
+
+def _sets(load):
+    heart = load("heart_scale")
+    a9a = load("a9a.bz2")
+    guide = load("svmguide1.bz2")
+    some = np.random.default_rng(0).permutation(guide[0].shape[0])[:800]  # both classes
+    return {"heart_scale": (heart[0], heart[1], 16),
+            "a9a_1000": (a9a[0][:1000], a9a[1][:1000], 64),
+            "svmguide1_800": (_scaled(guide[0][some]), guide[1][some], 64)}
+
+
+def _solve(X, y, kernel, *, C=1.0, tol=1e-3, loss="hinge", working_set=None, cache_size=100):
+    problem = KernelDualProblem(X, y, np.full(len(y), C), loss, "exact", kernel, cache_size)
+    solver = WorkingSetSMO(problem, tol, working_set=working_set)
+    result = run_epochs(solver, problem, Stopping(max_iter=10**6, monitor=False))
+    return problem, solver, result
+
+
+def _max_violation(problem, alpha):
+    """LIBSVM's maximal violation from the gradient recomputed in float64."""
+    return problem.max_violation(alpha, problem.gradient(alpha))
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["csr", "dense"])
+@pytest.mark.parametrize("name,params", KERNELS)
+@pytest.mark.parametrize("data", ["heart_scale", "a9a_1000", "svmguide1_800"])
+def test_dual_equals_libsvm_at_tight_tol(load, data, name, params, dense):
+    X, y, q = _sets(load)[data]
+    y = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    X = X.toarray() if dense else X
+    kernel = make_kernel(name, **params)
+    problem, solver, result = _solve(X, y, kernel, tol=1e-6, working_set=q)
+    assert result.status == "converged" and solver.outer > 1  # several working sets
+    reference, _, theirs = libsvm_kernel(X, y, kernel, C=1.0, eps=1e-6)
+    ours = dual_objective(problem, result.alpha)
+    assert ours == pytest.approx(theirs, rel=1e-6)
+    assert result.dual == pytest.approx(ours, rel=1e-9)  # the certificate is float64
+    # G is kept with float32 kernel columns, as LIBSVM keeps it: recomputed in float64,
+    # the violation drifts above tol (poly: entries up to 14) as much as LIBSVM's does
+    allowed = max(1e-6, _max_violation(problem, reference)) + 5e-6
+    assert _max_violation(problem, result.alpha) < 2 * allowed
+    assert abs(y @ result.alpha) <= 1e-10 * max(1.0, result.alpha.sum())
+    assert np.all(result.alpha >= 0) and np.all(result.alpha <= 1.0)
+
+
+@pytest.mark.parametrize("name,params", KERNELS)
+def test_default_tol_meets_kkt_and_predicts_as_smo(load, name, params):
+    X, y = load("a9a.bz2")
+    Xt, yt = X[2000:4000], y[2000:4000]
+    X, y = X[:2000], y[:2000]
+    ws = SVC(kernel=name, solver="ws", tol=1e-3, **params).fit(X, y)
+    smo = SVC(kernel=name, solver="smo", tol=1e-3, **params).fit(X, y)
+    assert ws.solver_used_ == "ws" and smo.solver_used_ == "smo"
+    assert ws.dual_[0] == pytest.approx(smo.dual_[0], rel=1e-4)  # both at tol 1e-3
+    y_pm = np.where(y == ws.classes_[1], 1.0, -1.0)
+    problem = KernelDualProblem(X, y_pm, np.ones(len(y)), "hinge", "exact",
+                                make_kernel(name, **params))
+    alpha = np.zeros(len(y))
+    alpha[ws.support_] = np.abs(ws.dual_coef_[0])
+    assert _max_violation(problem, alpha) < 1e-3 + 1e-5
+    agree = np.mean(ws.predict(Xt) == smo.predict(Xt))
+    assert agree >= 0.995
+    assert abs(ws.score(Xt, yt) - smo.score(Xt, yt)) <= 0.005
+
+
+def test_multiclass_matches_libsvm_and_round_trips(tmp_path):
+    from sklearn.svm import SVC as SklearnSVC
+
+    X, y = load_iris(return_X_y=True)
+    ws = SVC(solver="ws", C=10.0, gamma=0.5, tol=1e-6).fit(X, y)
+    libsvm = SklearnSVC(C=10.0, gamma=0.5, tol=1e-6).fit(X, y)
+    ours = one_vs_one_objectives(X, y, ws, "rbf", 10.0, gamma=0.5)
+    theirs = one_vs_one_objectives(X, y, libsvm, "rbf", 10.0, gamma=0.5)
+    for (_, d_ours), (_, d_theirs) in zip(ours, theirs):
+        assert d_ours == pytest.approx(d_theirs, rel=1e-6)
+    np.testing.assert_array_equal(ws.predict(X), libsvm.predict(X))
+    save_model(ws, tmp_path / "m.npz")
+    back = load_model(tmp_path / "m.npz")
+    assert back.solver_used_ == "ws"
+    np.testing.assert_array_equal(back.predict(X), ws.predict(X))
+    np.testing.assert_allclose(back.decision_function(X), ws.decision_function(X), rtol=1e-12)
+
+
+def test_dense_equals_sparse_and_squared_hinge_equals_smo(load):
+    X, y = load("heart_scale")
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.2)
+    _, _, sparse = _solve(X, y, kernel, tol=1e-8, working_set=32)
+    _, _, dense = _solve(X.toarray(), y, kernel, tol=1e-8, working_set=32)
+    assert sparse.dual == pytest.approx(dense.dual, rel=1e-10)
+    problem, _, squared = _solve(X, y, kernel, tol=1e-6, loss="squared_hinge", working_set=32)
+    smo = SVC(solver="smo", loss="squared_hinge", gamma=0.2, tol=1e-6).fit(X, y)
+    assert squared.dual == pytest.approx(smo.dual_[0], rel=1e-6)
+    assert _max_violation(problem, squared.alpha) < 2e-6
+
+
+def test_working_set_size_follows_the_cache():
+    assert working_set_size(100000, 3000) == 1024
+    assert working_set_size(100000, 491) == 128
+    assert working_set_size(300, 300) == 128
+    assert working_set_size(10, 8) == 4
+    with pytest.raises(ValueError, match="raise cache_size"):
+        working_set_size(100000, 100, requested=512)
+    with pytest.raises(ValueError, match="working_set"):
+        working_set_size(100, 100, requested=1)
+
+
+def test_auto_choice_and_refusals(load):
+    params = {"kernel": "rbf", "shrinking": True, "cache_size": 100}
+    assert choose_solver(params, 50000) == "ws"  # the cache holds 1% of Q
+    assert choose_solver(params, 10000) == "smo"  # 26%
+    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS) == "ws"
+    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1) == "smo"
+    assert choose_solver({**params, "shrinking": False}, 10**6) == "smo"
+    assert choose_solver({**params, "kernel": "precomputed"}, 10**6) == "smo"
+    X, y = load("heart_scale")
+    assert SVC().fit(X, y).solver_used_ == "smo"  # small: SMO
+    X, y = load("a9a.bz2")
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        model = SVC(max_iter=3, cache_size=1).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])
+    assert model.solver_used_ == "ws" and model.n_iter_[0] == 3
+    with pytest.raises(ValueError, match="no shrinking"):
+        SVC(solver="ws", shrinking=False).fit(X[:50], y[:50])
+    K = kernel_matrix(X[:50], X[:50], "rbf", gamma=0.1)
+    with pytest.raises(ValueError, match="precomputed"):
+        SVC(solver="ws", kernel="precomputed").fit(K, y[:50])
+    assert SVC(kernel="precomputed").fit(K, y[:50]).solver_used_ == "smo"
+
+
+@pytest.mark.parametrize("name,params", KERNELS)
+def test_bulk_columns_and_products_equal_the_kernel(load, name, params):
+    X, y = load("a9a.bz2")
+    X, y = X[:700], np.where(y[:700] > 0, 1.0, -1.0)
+    kernel = make_kernel(name, **params)
+    for rows in (X, X.toarray()):
+        qm = QMatrix(rows, y, kernel, 10)
+        cols = np.array([3, 50, 699, 0], dtype=np.int64)
+        slots = np.array([claim_slot(qm.cache, int(j)) for j in cols])
+        qm.fill_columns(cols, slots)
+        K = kernel_matrix(X, X[cols], name, **params) * y[:, None] * y[None, cols]
+        np.testing.assert_allclose(qm.cache[0][slots].T, K, rtol=1e-6, atol=1e-6)
+        # a cached bulk column is what q_column returns, complete
+        everything = np.arange(700, dtype=np.int64)
+        np.testing.assert_array_equal(q_column(qm.data, qm.cache, 50, everything, 700),
+                                      qm.cache[0][slots[1]])
+        coef = np.random.default_rng(0).standard_normal((700, 3))
+        np.testing.assert_allclose(kernel_times(kernel, rows[:40], rows, coef, 4096),
+                                   kernel_matrix(X[:40], X, name, **params) @ coef,
+                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(qm.times(cols, coef[:4, 0]), K @ coef[:4, 0], rtol=1e-6,
+                                   atol=1e-6)
+
+
+def test_vectorised_exp_is_libm_exact_to_two_ulp():
+    from numba import njit
+
+    @njit
+    def many(x):
+        out = np.empty_like(x)
+        for i in range(len(x)):
+            out[i] = vexp(x[i])
+        return out
+
+    x = np.concatenate([-np.geomspace(1e-12, 745, 20000), np.linspace(-50, 50, 20001),
+                        [0.0, -800.0, 709.0]])
+    expected = np.exp(x)
+    got = many(x)
+    assert np.all(np.abs(got - expected) <= 2 * np.spacing(expected))
+    assert got[-2] == 0.0 and math.isfinite(got[-1])
