@@ -166,6 +166,70 @@ def libsvm_dual(problem, eps=1e-3):
     return libsvm_kernel(problem.X, problem.y, problem.kernel, C=float(problem.C[0]), eps=eps)
 
 
+#: LIBSVM's -s of each kind of dualsvm kernel model.
+SVM_TYPE = {"c_svc": 0, "nu_svc": 1, "one_class": 2, "epsilon_svr": 3, "nu_svr": 4}
+
+
+def libsvm_family(X, target, kind, kernel, *, C=1.0, nu=0.5, epsilon=0.1, eps=1e-3,
+                  shrinking=True, cache_size=100):
+    """LIBSVM (-s 1..4) with a dualsvm Kernel: (model, [obj printed per problem], text).
+
+    Labels (nu_svc) are passed as given; targets for regression; ignored for one-class.
+    """
+    from libsvm import svmutil
+    from libsvm.svm import PRINT_STRING_FUN
+
+    options = (f"-s {SVM_TYPE[kind]} -t {kernel.code} -g {float(kernel.gamma)!r} "
+               f"-d {kernel.degree} -r {float(kernel.coef0)!r} -c {float(C)!r} "
+               f"-n {float(nu)!r} -p {float(epsilon)!r} -e {float(eps)!r} "
+               f"-h {int(shrinking)} -m {cache_size}")
+    parameter = svmutil.svm_parameter(options)
+    printed = []
+    parameter.print_func = PRINT_STRING_FUN(lambda text: printed.append(text.decode()))
+    problem = svmutil.svm_problem(list(target), sp.csr_matrix(X))
+    model = svmutil.svm_train(problem, parameter)
+    # the model's support vectors point into the problem's nodes: keep them alive as long
+    # as the model (svm_predict read freed memory, a bus error, without this)
+    model.kept_problem = problem
+    text = "".join(printed)
+    return model, [float(v) for v in re.findall(r"obj = (\S+),", text)], text
+
+
+def libsvm_single_model(model, n):
+    """(coefficient of every training row, intercept -rho) of a one-class or regression
+    LIBSVM model."""
+    coef = np.zeros(n)
+    coef[np.array(model.get_sv_indices()) - 1] = np.array(model.get_sv_coef()).ravel()
+    return coef, -model.rho[0]
+
+
+def family_dual(kind, X, coef, kernel_name, *, target=None, epsilon=0.1, nu=0.5, **params):
+    """The dual objective (maximisation form) of a one-class or regression model from
+    its coefficient of every row, in LIBSVM's formulation, textbook formulas only:
+
+    epsilon-SVR  -(beta'K beta / 2 + eps sum |beta| - z'beta)   (a a* = 0 at the optimum)
+    nu-SVR       -(beta'K beta / 2 - z'beta)
+    one-class    -a'K a / 2
+    """
+    support = np.flatnonzero(coef)
+    c = coef[support]
+    quadratic = c @ kernel_matrix(X[support], X[support], kernel_name, **params) @ c
+    if kind == "one_class":
+        return -0.5 * quadratic
+    linear = float(np.asarray(target)[support] @ c)
+    if kind == "epsilon_svr":
+        return -(0.5 * quadratic + epsilon * np.abs(c).sum() - linear)
+    return -(0.5 * quadratic - linear)
+
+
+def nu_svc_dual(X, coef_by_row, nu, kernel_name, **params):
+    """The dual of nu-SVC's unscaled problem, -a'Q a / 2, from a model's scaled coefficients
+    c_i = y_i a_i / rho of one binary problem (by row, over the problem's rows): e'a = nu n
+    gives rho = nu n / sum |c|, so -a'Q a / 2 = -rho^2 c'K c / 2."""
+    rho = nu * len(coef_by_row) / np.abs(coef_by_row).sum()
+    support = np.flatnonzero(coef_by_row)
+    c = coef_by_row[support]
+    return -0.5 * rho**2 * (c @ kernel_matrix(X[support], X[support], kernel_name, **params) @ c)
 def svr_primal(X, y, w, *, loss, C=1.0, epsilon=0.0, bias="none", intercept_scaling=1.0,
                cost=None):
     """P(w) = w'w / 2 + sum_i C_i loss(y_i - x_i'w) of linear SVR: epsilon-insensitive loss

@@ -137,6 +137,12 @@ def _svc(**params):
     return SVC(**params)
 
 
+def _nu_svc(**params):
+    from dualsvm import NuSVC
+
+    return NuSVC(**params)
+
+
 #: Estimators: (name, factory(**params) -> unfitted estimator). Add one with one line.
 ESTIMATORS = [
     ("LinearSVC-dcd-l2", lambda **p: _linear_svc(loss="squared_hinge", **p)),
@@ -146,6 +152,8 @@ ESTIMATORS = [
     ("SVC-smo", lambda **p: _svc(**p)),
     ("SVC-cgd", lambda **p: _svc(solver="cgd", **p)),
     ("SVC-dcd", lambda **p: _svc(solver="dcd", **p)),
+    # nu replaces C: the C cases are those of nu = 0.5
+    ("NuSVC", lambda C=None, **p: _nu_svc(**p)),
 ]
 
 

@@ -8,18 +8,19 @@ from reference import libsvm_probability, platt_sigmoid
 from sklearn.datasets import load_iris
 from sklearn.metrics import log_loss
 
-from dualsvm import SVC, load_model, save_model
+from dualsvm import SVC, NuSVC, load_model, save_model
 from dualsvm.probability import class_probabilities, couple, sigmoid_train
 
 
-def _cross_validated(X, y_pm, perm, **params):
-    """Decision values of LIBSVM's five folds over perm, each from our SVC trained on the rest."""
+def _cross_validated(X, y_pm, perm, estimator=SVC, **params):
+    """Decision values of LIBSVM's five folds over perm, each from our SVC (or NuSVC)
+    trained on the rest."""
     n = len(y_pm)
     dec = np.zeros(n)
     for f in range(5):
         begin, end = f * n // 5, (f + 1) * n // 5
         held, train = perm[begin:end], np.concatenate([perm[:begin], perm[end:]])
-        model = SVC(tol=1e-10, **params).fit(X[train], y_pm[train])
+        model = estimator(tol=1e-10, **params).fit(X[train], y_pm[train])
         dec[held] = model.decision_function(X[held])  # positive: +1
     return dec
 
@@ -39,6 +40,22 @@ def test_sigmoid_equals_libsvm_given_the_same_folds(load, name, options, params)
     dec = _cross_validated(X, y_pm, perm, **params)
     ours = sigmoid_train(dec, y_pm)
     assert ours == pytest.approx((A, B), rel=1e-6, abs=1e-9)
+
+
+def test_nu_svc_sigmoid_equals_libsvm_given_the_same_folds(load):
+    """LIBSVM's -s 1 -b 1: its folds, our NuSVC sub-models (decisions scaled by 1 / rho
+    as LIBSVM's), our sigmoid: probA and probB to 1e-6; and NuSVC(probability=True)
+    fits sigmoids on folds of its own."""
+    X, y = load("heart_scale")
+    labels, perm, A, B = libsvm_probability(X, y, "-s 1 -n 0.4 -g 0.1 -e 1e-10")
+    order = np.concatenate([np.flatnonzero(y == labels[0]), np.flatnonzero(y == labels[1])])
+    Xo, y_pm = X[order], np.where(y[order] == labels[0], 1.0, -1.0)
+    dec = _cross_validated(Xo, y_pm, perm, estimator=NuSVC, nu=0.4, gamma=0.1)
+    assert sigmoid_train(dec, y_pm) == pytest.approx((A, B), rel=1e-6, abs=1e-9)
+    model = NuSVC(nu=0.4, gamma=0.1, probability=True, random_state=0).fit(X, y)
+    P = model.predict_proba(X)
+    assert P.shape == (len(y), 2) and np.allclose(P.sum(axis=1), 1.0)
+    assert model.probA_[0] == pytest.approx(A, rel=0.2)  # other folds, a close sigmoid
 
 
 def test_sigmoid_is_the_optimum_of_platts_problem(load):

@@ -12,7 +12,8 @@ module uses is public). An import inside a function only defers a heavy module
    per subcommand; ``report``: the one reporter of traces and summaries).
 7. Estimators (scikit-learn): :mod:`~dualsvm.base` (what they share: ``from_fit``),
    :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.linear_svr`
-   (``LinearSVR``), :mod:`~dualsvm.svc` (``SVC``), each with ``from_fit`` / ``to_fit``;
+   (``LinearSVR``), :mod:`~dualsvm.svc` (``SVC``), :mod:`~dualsvm.family` (``NuSVC``,
+   ``OneClassSVM``, ``SVR``, ``NuSVR``), each with ``from_fit`` / ``to_fit``;
    :mod:`~dualsvm.paths` (``c_path``: warm-started paths over C);
    :mod:`~dualsvm.selection` (``LinearSVCCV``, ``SVCCV``: C and gamma by
    cross-validation over those paths);
@@ -50,11 +51,12 @@ only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.LinearSVR``, ``dua
 
 from .constants import VERSION as __version__
 
-__all__ = ["SVC", "SVCCV", "LinearSVC", "LinearSVCCV", "LinearSVR", "c_path", "load_model",
-           "save_model", "__version__"]
+__all__ = ["SVC", "SVCCV", "SVR", "LinearSVC", "LinearSVCCV", "LinearSVR", "NuSVC", "NuSVR",
+           "OneClassSVM", "c_path", "load_model", "save_model", "__version__"]
 
 _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr", "SVC": "svc",
          "save_model": "models", "load_model": "models",
+         "NuSVC": "family", "NuSVR": "family", "OneClassSVM": "family", "SVR": "family",
          "c_path": "paths", "LinearSVCCV": "selection", "SVCCV": "selection"}
 
 

@@ -22,6 +22,11 @@ LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
 KERNELS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
            "precomputed": PRECOMPUTED}
 
+#: The kernel models (LIBSVM's ``-s`` numbers): C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR.
+SVM_TYPES = {"c_svc": 0, "nu_svc": 1, "one_class": 2, "epsilon_svr": 3, "nu_svr": 4}
+#: Those that classify (one-vs-one over classes); the others fit one model.
+CLASSIFIER_TYPES = ("c_svc", "nu_svc")
+
 #: LIBSVM's curvature floor for a non-positive second derivative (non-PSD kernels,
 #: duplicate rows): one value for every kernel solver.
 TAU = 1e-12

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constants import EARLY_STOPS
+from .constants import CLASSIFIER_TYPES, EARLY_STOPS
 from .probability import class_probabilities
 
 
@@ -104,6 +104,12 @@ class KernelFit(_Fit):
 
     ``dual_coef_`` and ``intercept_`` here have LIBSVM's signs (class i of pair
     (i, j) positive); SVC flips them for two classes, as scikit-learn does.
+
+    ``kind`` is the LIBSVM model (:data:`dualsvm.constants.SVM_TYPES`): C-SVC and
+    nu-SVC models have the one-vs-one layout above (nu-SVC's coefficients scaled
+    as LIBSVM scales them); one-class and regression models are one function
+    f(x) = sum_t dual_coef_[0, t] K(x_t, x) + intercept_[0], with ``classes_``
+    empty, ``n_support_`` = [n_SV] and support vectors in row order.
     """
 
     params: dict
@@ -121,14 +127,22 @@ class KernelFit(_Fit):
     gap_: np.ndarray = None
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
+    kind: str = "c_svc"
     probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs
     probB_: np.ndarray = None
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
 
+    @property
+    def classifies(self):
+        """Whether the model is a one-vs-one classifier (C-SVC, nu-SVC)."""
+        return self.kind in CLASSIFIER_TYPES
+
     def decision_ovo(self, X):
-        """LIBSVM's decision values, (n, n_pairs); X as in training (for
-        'precomputed': the (n, n_train) kernel against the training rows)."""
-        coef = pair_coefficients(self.dual_coef_, self.n_support_).T
+        """LIBSVM's decision values, (n, n_pairs) (one column for one-class and
+        regression models); X as in training (for 'precomputed': the (n, n_train)
+        kernel against the training rows)."""
+        coef = (pair_coefficients(self.dual_coef_, self.n_support_) if self.classifies
+                else self.dual_coef_).T
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
@@ -147,8 +161,13 @@ class KernelFit(_Fit):
                                    len(self.classes_))
 
     def predict(self, X):
-        """One-vs-one votes as LIBSVM counts them (ties: the first class)."""
+        """One-vs-one votes as LIBSVM counts them (ties: the first class);
+        regression: f(x); one-class: +1 where f(x) > 0, else -1 (LIBSVM's)."""
         dec = self.decision_ovo(X)
+        if self.kind == "one_class":
+            return np.where(dec[:, 0] > 0, 1, -1)
+        if not self.classifies:
+            return dec[:, 0]
         k = len(self.classes_)
         votes = np.zeros((dec.shape[0], k), dtype=np.int64)
         for p, (i, j) in enumerate(class_pairs(k)):

@@ -1,7 +1,9 @@
 """Training kernel models in memory, one-vs-one, without scikit-learn.
 
-:class:`dualsvm.SVC` validates its input with scikit-learn and then calls
-:func:`fit_kernel`; the command line calls it directly. The fitted model's
+:class:`dualsvm.SVC` (and NuSVC, OneClassSVM, SVR, NuSVR) validates its input
+with scikit-learn and then calls :func:`fit_kernel`; the command line calls it
+directly. The other members of LIBSVM's family are solved by SMO on their
+problems of :mod:`dualsvm.problem` (``SVRDual``, ``NuDual``). The fitted model's
 layout is described in :mod:`dualsvm.fits`.
 """
 
@@ -12,13 +14,13 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .constants import LOSSES
+from .constants import CLASSIFIER_TYPES, LOSSES, SVM_TYPES
 from .fits import KernelFit
 from .kernels import make_kernel
 from .linear_training import WarmStart
-from .multiclass import one_vs_one, solve_tasks
+from .multiclass import BinaryTask, one_vs_one, solve_tasks
 from .probability import fold_decision_slices, sigmoid_train
-from .problem import KernelDualProblem
+from .problem import KernelDualProblem, NuDual, SVRDual
 from .solvers import Stopping, run_epochs
 from .solvers.cgd import CGD
 from .solvers.dual_pgd import DualPGD
@@ -113,8 +115,48 @@ def kernel_solver(solver, loss, shrinking=True):
     return entry
 
 
-def fit_kernel(X, y, cost, params, *, start=None, problems=None):
-    """Train one binary kernel model per pair of classes (one-vs-one).
+def _family_problem(kind, X, y, cost, params, kernel):
+    """The dual problem of one task of a kind other than C-SVC (LIBSVM's formulations)."""
+    if kind == "nu_svc":
+        return NuDual(X, y, cost, params["nu"], kernel, params["cache_size"])
+    if kind == "one_class":
+        return NuDual(X, None, cost, params["nu"], kernel, params["cache_size"])
+    if kind == "epsilon_svr":
+        return SVRDual(X, y, cost, epsilon=params["epsilon"], kernel=kernel,
+                       cache_size=params["cache_size"])
+    if kind == "nu_svr":
+        return SVRDual(X, y, cost, nu=params["nu"], kernel=kernel,
+                       cache_size=params["cache_size"])
+    raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
+
+
+def _task_problem(kind, X, y, cost, params, kernel, entry):
+    """The dual problem of one task (a pair of classes, or the one task) of ``kind``."""
+    if kind == "c_svc":
+        return KernelDualProblem(X, y, cost, params["loss"], entry.bias, kernel,
+                                 params["cache_size"])
+    return _family_problem(kind, X, y, cost, params, kernel)
+
+
+def _model(kind, problem, solver, result):
+    """(coefficients by task row, intercept) of a trained task, as LIBSVM stores them.
+
+    C-SVC: y_i a_i and b. nu-SVC: both divided by rho (LIBSVM's scaling, the C-SVC
+    with C = 1 / rho). Regression: beta = a - a*. One-class: a and -rho.
+    """
+    if kind == "c_svc":
+        return problem.y * result.alpha, result.intercept
+    if kind == "nu_svc":
+        _, rho = problem.offsets(result.alpha, solver.G)  # SMO's gradient, as LIBSVM's
+        return problem.y * result.alpha / rho, result.intercept / rho
+    if kind in ("epsilon_svr", "nu_svr"):
+        return problem.coefficients(result.alpha), result.intercept
+    return result.alpha.copy(), result.intercept
+
+
+def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
+    """Train a kernel model: one binary model per pair of classes (one-vs-one) for
+    C-SVC and nu-SVC, one model for one-class and regression.
 
     Parameters
     ----------
@@ -122,12 +164,21 @@ def fit_kernel(X, y, cost, params, *, start=None, problems=None):
         Validated float64 data (C-ordered, or CSR with canonical indices); for
         kernel 'precomputed', the dense (n_samples, n_samples) kernel matrix.
     y : ndarray of shape (n_samples,)
-        Class labels, at least two distinct.
+        Class labels, at least two distinct (classifiers); the targets
+        (regression); ignored (one-class).
     cost : ndarray of shape (n_samples,)
-        C_i = C * class_weight[y_i] * sample_weight_i; rows of cost 0 are left out.
+        C_i = C * class_weight[y_i] * sample_weight_i (C-SVC, regression), the
+        weights W_i (nu-SVC, one-class: the bounds of LIBSVM's formulations);
+        rows of cost 0 are left out.
     params : dict
-        :class:`dualsvm.SVC` parameters (``get_params()``); ``solver='auto'`` is
-        resolved by :func:`choose_solver` (the result is the fit's ``solver_used_``).
+        The estimator's parameters (``get_params()``): those of
+        :class:`dualsvm.SVC` for C-SVC (``solver='auto'`` is resolved by
+        :func:`choose_solver`, the result is the fit's ``solver_used_``); ``nu`` /
+        ``epsilon``, kernel, ``tol``, ``shrinking``, ``cache_size``, ``max_iter``,
+        ``time_limit``, ``callback``, ``verbose`` (and for nu-SVC ``probability``)
+        for the others (solved by SMO).
+    kind : str
+        A key of :data:`dualsvm.constants.SVM_TYPES`.
     start : WarmStart or None
         Dual variables to start each pair from (``start.alpha[p]``, in the pair's
         row order, see :func:`pair_alphas`).
@@ -140,20 +191,31 @@ def fit_kernel(X, y, cost, params, *, start=None, problems=None):
     -------
     KernelFit
     """
-    solver = params["solver"]
-    if solver == "auto":
-        solver = choose_solver(params, X.shape[0])
-    if solver == "ws" and params["kernel"] == "precomputed":
-        raise ValueError("solver='ws' needs the data rows, not a precomputed kernel matrix: "
-                         "use solver='smo' or 'auto'")
-    entry = kernel_solver(solver, params["loss"], params["shrinking"])
+    if kind not in SVM_TYPES:
+        raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
+    if kind == "c_svc":
+        solver = params["solver"]
+        if solver == "auto":
+            solver = choose_solver(params, X.shape[0])
+        if solver == "ws" and params["kernel"] == "precomputed":
+            raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
+                             "matrix: use solver='smo' or 'auto'")
+        entry = kernel_solver(solver, params["loss"], params["shrinking"])
+    else:  # the rest of the family: LIBSVM's SMO (two constraints for the nu ones)
+        solver, entry = "smo", KERNEL_SOLVERS["smo"]
     kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
                          coef0=params["coef0"], X=X)
     precomputed = kernel.name == "precomputed"
-    classes, label = np.unique(y, return_inverse=True)
-    generator = random_generator(params["random_state"])
+    classifies = kind in CLASSIFIER_TYPES
+    generator = random_generator(params.get("random_state"))
     time_limit = params["time_limit"]
-    tasks = one_vs_one(classes, y, keep=cost > 0)
+    if classifies:
+        classes, label = np.unique(y, return_inverse=True)
+        tasks = one_vs_one(classes, y, keep=cost > 0)
+    else:
+        classes, label = np.empty(0), np.zeros(X.shape[0], dtype=np.int64)
+        rows = np.flatnonzero(cost > 0)
+        tasks = [BinaryTask(0, None, rows, np.asarray(y, dtype=np.float64)[rows], "")]
 
     def build(task):
         rows = task.rows
@@ -163,8 +225,7 @@ def fit_kernel(X, y, cost, params, *, start=None, problems=None):
             problem.set_costs(cost[rows])
         else:
             sub = X[np.ix_(rows, rows)] if precomputed else X[rows]
-            problem = KernelDualProblem(sub, task.y, cost[rows], params["loss"], entry.bias,
-                                        kernel, params["cache_size"])
+            problem = _task_problem(kind, sub, task.y, cost[rows], params, kernel, entry)
             if problems is not None:
                 problems.append(problem)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
@@ -177,35 +238,42 @@ def fit_kernel(X, y, cost, params, *, start=None, problems=None):
                         else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
     sigmoids = None
-    if params.get("probability") and not any(s.result.status == "interrupted" for s in solved):
+    if classifies and params.get("probability") and \
+            not any(s.result.status == "interrupted" for s in solved):
         sigmoids = np.zeros((2, len(tasks)))
         for p, task in enumerate(tasks):
             dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
-                                            params, generator, stopping)
+                                            params, generator, stopping, kind)
             if dec is None:  # Ctrl-C: the models stand, without probabilities
                 sigmoids = None
                 for s in solved:
                     s.result.status = "interrupted"
                 break
             sigmoids[:, p] = sigmoid_train(dec, task.y)
-    coef = np.zeros((len(tasks), X.shape[0]))  # y_t alpha_t of each pair, by row
+    coef = np.zeros((len(tasks), X.shape[0]))  # the coefficients of each task, by row
+    intercept = np.zeros(len(tasks))
     for p, s in enumerate(solved):
-        coef[p, s.task.rows] = s.problem.y * s.result.alpha
+        coef[p, s.task.rows], intercept[p] = _model(kind, s.problem, s.solver, s.result)
     support = np.flatnonzero((coef != 0).any(axis=0))
     support = support[np.argsort(label[support], kind="stable")]  # grouped by class
     sv_label = label[support]
-    dual_coef = np.zeros((max(len(classes) - 1, 1), len(support)))
-    for p, s in enumerate(solved):
-        i, j = s.task.positive, s.task.negative
-        dual_coef[j - 1, sv_label == i] = coef[p, support[sv_label == i]]
-        dual_coef[i, sv_label == j] = coef[p, support[sv_label == j]]
+    if classifies:
+        dual_coef = np.zeros((max(len(classes) - 1, 1), len(support)))
+        for p, s in enumerate(solved):
+            i, j = s.task.positive, s.task.negative
+            dual_coef[j - 1, sv_label == i] = coef[p, support[sv_label == i]]
+            dual_coef[i, sv_label == j] = coef[p, support[sv_label == j]]
+        n_support = np.bincount(sv_label, minlength=len(classes))
+    else:
+        dual_coef = coef[:, support]
+        n_support = np.array([len(support)])
     results = [s.result for s in solved]
     return KernelFit(
         params=dict(params), kernel=kernel, classes_=classes,
         support_=support.astype(np.int32),
         support_vectors_=np.empty((0, 0)) if precomputed else X[support],
-        n_support_=np.bincount(sv_label, minlength=len(classes)).astype(np.int32),
-        dual_coef_=dual_coef, intercept_=np.array([r.intercept for r in results]),
+        n_support_=n_support.astype(np.int32),
+        dual_coef_=dual_coef, intercept_=intercept,
         n_features_in_=X.shape[1],
         n_iter_=np.array([s.solver.n_iter for s in solved], dtype=np.int64),
         primal_=np.array([r.primal for r in results]),
@@ -216,10 +284,12 @@ def fit_kernel(X, y, cost, params, *, start=None, problems=None):
         probA_=None if sigmoids is None else sigmoids[0],
         probB_=None if sigmoids is None else sigmoids[1],
         solver_used_=solver,
+        kind=kind,
     )
 
 
-def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping):
+def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping,
+                              kind="c_svc"):
     """Decision values of one binary problem's rows, each from a model trained without it.
 
     LIBSVM's ``svm_binary_svc_probability``: the rows are permuted and split into five
@@ -233,6 +303,8 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
     y : ndarray of the problem's labels in {-1, +1}
     cost : ndarray of the problem's C_i
     rows : ndarray of the problem's rows of X
+    kind : 'c_svc' or 'nu_svc' (LIBSVM's -b 1 for both: the fold models are of that
+        kind, nu-SVC's scaled by 1 / rho as its final model is)
     """
     precomputed = kernel.name == "precomputed"
     dec = np.zeros(len(rows))
@@ -247,20 +319,20 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
             continue
         train_rows = rows[train]
         sub = X[np.ix_(train_rows, train_rows)] if precomputed else X[train_rows]
-        problem = KernelDualProblem(sub, y[train], cost[train], params["loss"], entry.bias,
-                                    kernel, params["cache_size"])
+        problem = _task_problem(kind, sub, y[train], cost[train], params, kernel, entry)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
                                          random_state=generator, max_iter=params["max_iter"])
         result = run_epochs(solver, problem, replace(quiet, max_iter=max_epochs))
         if result.status == "interrupted":
             return None
-        support = np.flatnonzero(result.alpha)
-        coef = y[train][support] * result.alpha[support]
+        coef, intercept = _model(kind, problem, solver, result)
+        support = np.flatnonzero(coef)
+        coef = coef[support]
         if precomputed:
             K = X[np.ix_(rows[held], train_rows[support])]
         else:
             K = kernel(X[rows[held]], X[train_rows[support]])
-        dec[held] = K @ coef + result.intercept
+        dec[held] = K @ coef + intercept
     return dec
 
 

@@ -10,6 +10,7 @@ import os
 from sklearn.exceptions import NotFittedError
 
 from .exceptions import ModelError, one_line
+from .family import NuSVC, NuSVR, OneClassSVM, SVR
 from .fits import KernelFit, LinearFit, LinearSVRFit
 from .linear_svc import LinearSVC
 from .linear_svr import LinearSVR
@@ -21,13 +22,19 @@ from .svc import SVC
 __all__ = ["export_liblinear", "import_liblinear", "load_any_model", "load_model", "save_model"]
 
 
+#: The estimator of each kind of kernel model (:data:`dualsvm.constants.SVM_TYPES`).
+_KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
+                      "epsilon_svr": SVR, "nu_svr": NuSVR}
+
+
 def _as_fit(model):
     """The fit object of a fitted LinearSVC, LinearSVR or SVC (or the fit object itself)."""
     if isinstance(model, (LinearFit, LinearSVRFit, KernelFit)):
         return model
-    if not isinstance(model, (LinearSVC, LinearSVR, SVC)):
+    if not isinstance(model, (LinearSVC, LinearSVR, SVC, *_KERNEL_ESTIMATORS.values())):
         raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC, "
-                         "dualsvm.LinearSVR and dualsvm.SVC models have a model file format")
+                         "dualsvm.LinearSVR and the kernel models (SVC, NuSVC, OneClassSVM, SVR, "
+                         "NuSVR) have a model file format")
     try:
         return model.to_fit()
     except NotFittedError:
@@ -36,7 +43,10 @@ def _as_fit(model):
 
 def _estimator(fit, path):
     """The fitted estimator of a fit object read from ``path``."""
-    cls = {KernelFit: SVC, LinearSVRFit: LinearSVR}.get(type(fit), LinearSVC)
+    if isinstance(fit, KernelFit):
+        cls = _KERNEL_ESTIMATORS[fit.kind]
+    else:
+        cls = LinearSVR if isinstance(fit, LinearSVRFit) else LinearSVC
     try:
         return cls.from_fit(fit)
     except (TypeError, ValueError) as e:

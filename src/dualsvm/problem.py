@@ -42,16 +42,22 @@ Bias modes:
 :class:`DualProblem` is the linear problem (solvers keep w);
 :class:`KernelDualProblem` the kernel one (solvers keep the gradient). Both take
 (D_ii, U_i) from :func:`dual_parameters` and the exact bias from the same KKT rule.
+
+The rest of LIBSVM's kernel family is the same dual with another linear term, other
+bounds and signs, and for the nu problems a second equality constraint
+(:class:`KernelQP`): :class:`SVRDual` (epsilon-SVR and nu-SVR on 2n variables) and
+:class:`NuDual` (nu-SVC and the one-class SVM), each with its primal for the
+certificate.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
-
+import scipy.sparse as sp
 from numba import njit
 
 from ._rows import kernel_rows, row_axpy, row_dot, squared_norms
-from .constants import BIAS_MODES, L1_LOSSES, LOSSES, REGRESSION_LOSSES
+from .constants import BIAS_MODES, L1_LOSSES, LOSSES, PRECOMPUTED, REGRESSION_LOSSES
 
 
 def dual_parameters(C, loss):
@@ -421,7 +427,11 @@ class KernelDualProblem(BoxDual):
         self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size)
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = self.q.diag + self.diag
+        self.linear = np.full(self.n_samples, -1.0)  # the linear term -e
         self._products = {}  # name -> (v, Q v) of the last product: see product
+
+    #: SMO keeps y'a = 0 only (LIBSVM's Solver, not Solver_NU).
+    two_constraints = False
 
     @property
     def n_samples(self):
@@ -475,7 +485,7 @@ class KernelDualProblem(BoxDual):
 
     def gradient(self, alpha):
         """G = (Q + D)a - e, with Q a from :meth:`product`."""
-        return self.product(alpha) + self.diag * alpha - 1.0
+        return self.product(alpha) + self.diag * alpha + self.linear
 
     def dual_from_gradient(self, alpha, gradient):
         """D(a) = 1/2 sum_i a_i (1 - G_i)."""
@@ -503,6 +513,287 @@ class KernelDualProblem(BoxDual):
         if dual is None:
             dual = self.dual_from_gradient(alpha, gradient)
         return primal, dual, relative_gap(primal, dual), intercept
+
+
+class KernelQP(BoxDual):
+    """LIBSVM's general kernel dual, which SMO solves for every member of the family.
+
+    On N variables with signs y_i in {-1, +1}, each variable tied to a training
+    row r(i)::
+
+        min_a  f(a) = 1/2 a'Q a + p'a,   0 <= a_i <= U_i,   y'a = const
+                                          [two_constraints: and e'a = const]
+        Q_ij = y_i y_j K(x_r(i), x_r(j))
+
+    C-SVC is :class:`KernelDualProblem` (p = -e); the members here differ only in
+    p, U, the signs and the second constraint (LIBSVM's ``Solver_NU``), which the
+    SMO's working-set rule keeps (:mod:`dualsvm.solvers.smo`). A subclass sets
+    ``y``, ``upper_bound``, ``linear`` (p), ``start`` (LIBSVM's feasible starting
+    point), ``rows_of_variables`` (the data the N variables' kernel rows come
+    from) and defines ``primal_from_gradient``; with G = Q a + p, (Q a) = G - p and
+    the dual (the maximisation form) is D(a) = -f(a) = -1/2 a'(G + p).
+    """
+
+    bias = "exact"
+    two_constraints = False
+
+    def _build_q(self, rows_of_variables):
+        from .kernels import QMatrix, make_kernel
+
+        if self.kernel is None:
+            self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
+        self.diag = np.zeros(len(self.y))
+        self.q = QMatrix(rows_of_variables, self.y, self.kernel, self.cache_size)
+        self.q_diag = self.q.diag.copy()
+
+    @property
+    def n_samples(self):
+        """The number of dual variables N (twice the rows for regression)."""
+        return len(self.y)
+
+    def feasible(self, alpha):
+        """LIBSVM's starting point (the equality constraints fix the sums: no warm start)."""
+        if alpha is not None:
+            raise ValueError(f"{type(self).__name__} takes no warm start: its equality "
+                             "constraints fix where SMO starts")
+        return self.start.copy()
+
+    def product(self, v, name=None):
+        """Q v from scratch by ``QMatrix.times`` (no warm starts here, so nothing is
+        kept; ``name`` as in :meth:`KernelDualProblem.product`)."""
+        v = np.asarray(v, dtype=np.float64)
+        cols = np.flatnonzero(v)
+        return self.q.times(cols, v[cols]) if len(cols) else np.zeros(self.n_samples)
+
+    def gradient(self, alpha):
+        """G = Q a + p from scratch (:meth:`product`)."""
+        return self.product(alpha) + self.linear
+
+    def dual_from_gradient(self, alpha, gradient):
+        """D(a) = -f(a) = -1/2 a'(G + p)."""
+        return -0.5 * float(alpha @ (gradient + self.linear))
+
+    def offsets(self, alpha, gradient):
+        """(b, r): the model's bias and the second multiplier, from the KKT conditions.
+
+        One constraint: b from :meth:`BoxDual.intercept_from_dual` (LIBSVM's -rho),
+        r = 0. Two (LIBSVM's ``Solver_NU::calculate_rho``): r1, r2 the mean gradient
+        of the free variables of sign +1 and -1 (else the midpoint of the interval
+        their bounded ones allow); b = -(r1 - r2) / 2 and r = (r1 + r2) / 2.
+        """
+        if not self.two_constraints:
+            return self.intercept_from_dual(gradient, alpha), 0.0
+        r = [0.0, 0.0]
+        for k, sign in enumerate((1.0, -1.0)):
+            side = self.y == sign
+            upper = side & (alpha >= self.upper_bound)
+            lower = side & ~upper & (alpha <= 0)
+            free = side & ~upper & ~lower
+            if free.any():
+                r[k] = float(gradient[free].mean())
+            else:
+                lb = gradient[upper].max() if upper.any() else -np.inf
+                ub = gradient[lower].min() if lower.any() else np.inf
+                r[k] = 0.5 * float(lb + ub) if np.isfinite(lb + ub) else \
+                    float(lb if np.isfinite(lb) else ub if np.isfinite(ub) else 0.0)
+        return -0.5 * (r[0] - r[1]), 0.5 * (r[0] + r[1])
+
+    def tied_multiplier(self, intercept, r):
+        """r for a given bias, when the two are one number (one-class); else r."""
+        return r
+
+    def intercept(self, alpha, gradient):
+        """The model's bias b at G = ``gradient`` (see :meth:`offsets`)."""
+        return self.offsets(alpha, gradient)[0]
+
+    def certificate(self, alpha, gradient, dual=None, intercept=None):
+        """(primal, dual, relative gap, intercept) of a dual point, in O(N).
+
+        As :meth:`KernelDualProblem.certificate`; the primal is that of the
+        model with bias b (``intercept`` or the KKT value) and the second
+        multiplier r of :meth:`offsets`.
+        """
+        b, r = self.offsets(alpha, gradient)
+        if intercept is not None:
+            b, r = intercept, self.tied_multiplier(intercept, r)
+        primal = self.primal_from_gradient(alpha, gradient, b, r)
+        if dual is None:
+            dual = self.dual_from_gradient(alpha, gradient)
+        return primal, dual, relative_gap(primal, dual), b
+
+
+def greedy_fill(total, upper):
+    """a_i = min(U_i, what is left of ``total`` after a_1..a_{i-1}): LIBSVM's feasible
+    start for a sum constraint e'a = total (the first variables at their bound)."""
+    before = np.concatenate([[0.0], np.cumsum(upper)[:-1]])
+    return np.clip(total - before, 0.0, upper)
+
+
+def doubled_rows(X, precomputed):
+    """The rows of the 2n regression variables: X twice (a precomputed kernel matrix
+    [[K, K], [K, K]])."""
+    if precomputed:
+        return np.block([[X, X], [X, X]])
+    if sp.issparse(X):
+        return sp.vstack([X, X], format="csr")
+    return np.ascontiguousarray(np.vstack([X, X]))
+
+
+@dataclass(eq=False)
+class SVRDual(KernelQP):
+    """Support vector regression in LIBSVM's 2n-variable dual: epsilon-SVR (``-s 3``)
+    or, with ``nu``, nu-SVR (``-s 4``).
+
+    Primal, with f(x) = sum_j beta_j K(x_j, x) + b::
+
+        epsilon-SVR:  min 1/2 ||f||^2 + sum_i C_i max(0, |z_i - f(x_i)| - eps)
+        nu-SVR:       min 1/2 ||f||^2 + S eps + sum_i C_i max(0, |z_i - f(x_i)| - eps),
+                      S = nu sum_i C_i, eps free (LIBSVM's scaling: nu C l for C_i = C)
+
+    Dual on a = (a_1..a_n, a*_1..a*_n), signs (+1.., -1..), beta = a - a*,
+    Q the kernel of the rows twice with those signs::
+
+        epsilon-SVR:  p = (eps - z, eps + z),  0 <= a_i <= C_i,  e'(a - a*) = 0
+        nu-SVR:       p = (-z, z),  and e'(a + a*) = S (the second constraint)
+
+    For nu-SVR the second multiplier gives eps = -r (LIBSVM prints it).
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of shape (n, d)
+        float64 rows; for the precomputed kernel, the (n, n) kernel matrix.
+    target : ndarray of shape (n,)
+        The values z_i to fit.
+    C : ndarray of shape (n,)
+        C_i = C * sample_weight_i, all >= 0.
+    epsilon : float
+        Width of the insensitive tube (epsilon-SVR).
+    nu : float or None
+        nu-SVR's nu in (0, 1]; None for epsilon-SVR.
+    kernel : dualsvm.kernels.Kernel
+    cache_size : float
+        Column cache in MB.
+    """
+
+    X: object
+    target: np.ndarray
+    C: np.ndarray
+    epsilon: float = 0.1
+    nu: float | None = None
+    kernel: object = None
+    cache_size: float = 200.0
+
+    def __post_init__(self):
+        z = np.asarray(self.target, dtype=np.float64)
+        n = len(z)
+        self.C = np.asarray(self.C, dtype=np.float64)
+        self.n_rows = n
+        self.y = np.concatenate([np.ones(n), -np.ones(n)])
+        self.upper_bound = np.concatenate([self.C, self.C])
+        self.two_constraints = self.nu is not None
+        if self.two_constraints:
+            self.linear = np.concatenate([-z, z])
+            half = greedy_fill(0.5 * self.nu * float(self.C.sum()), self.C)
+            self.start = np.concatenate([half, half])
+        else:
+            self.linear = np.concatenate([self.epsilon - z, self.epsilon + z])
+            self.start = np.zeros(2 * n)
+        precomputed = self.kernel is not None and self.kernel.code == PRECOMPUTED
+        self._build_q(doubled_rows(self.X, precomputed))
+
+    def coefficients(self, alpha):
+        """beta = a - a*: the coefficient of every row in f."""
+        return alpha[:self.n_rows] - alpha[self.n_rows:]
+
+    def primal_from_gradient(self, alpha, gradient, intercept, r=0.0):
+        """P of f = K beta + b, from (K beta)_i = (Q a)_i = G_i - p_i (i <= n)."""
+        n = self.n_rows
+        k_beta = gradient[:n] - self.linear[:n]
+        beta = self.coefficients(alpha)
+        eps = -r if self.two_constraints else self.epsilon
+        slack = np.maximum(0.0, np.abs(self.target - k_beta - intercept) - eps)
+        primal = 0.5 * float(beta @ k_beta) + float(self.C @ slack)
+        if self.two_constraints:
+            primal += self.nu * float(self.C.sum()) * eps
+        return primal
+
+
+@dataclass(eq=False)
+class NuDual(KernelQP):
+    """nu-SVC (LIBSVM ``-s 1``) or, without labels, the one-class SVM (``-s 2``), in
+    LIBSVM's unscaled form.
+
+    Primal, with f(x) = sum_j y_j a_j K(x_j, x) and S = nu sum_i W_i::
+
+        nu-SVC:     min 1/2 ||f||^2 - S rho + sum_i W_i max(0, rho - y_i (f(x_i) + b))
+        one-class:  min 1/2 ||f||^2 - S rho + sum_i W_i max(0, rho - f(x_i))
+
+    Dual: min 1/2 a'Q a (p = 0), 0 <= a_i <= W_i, e'a = S, and for nu-SVC
+    y'a = 0 too (LIBSVM's ``Solver_NU``; for one-class, y = e and the one
+    constraint is LIBSVM's ``Solver``'s). W_i are the sample (and class) weights,
+    1 in LIBSVM. nu-SVC's model is scaled after training, as LIBSVM does: with
+    rho = r of :meth:`KernelQP.offsets`, the decision is (f(x) + b) / rho, that of
+    a C-SVC with C = 1 / rho. The one-class decision is f(x) - rho.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of shape (n, d)
+        float64 rows; for the precomputed kernel, the (n, n) kernel matrix.
+    y : ndarray of shape (n,) or None
+        Labels in {-1, +1} (nu-SVC) or None (one-class).
+    weight : ndarray of shape (n,)
+        W_i >= 0.
+    nu : float
+        In (0, 1]; nu-SVC needs nu sum W / 2 <= the weight of each class.
+    kernel : dualsvm.kernels.Kernel
+    cache_size : float
+    """
+
+    X: object
+    y: np.ndarray | None
+    weight: np.ndarray
+    nu: float = 0.5
+    kernel: object = None
+    cache_size: float = 200.0
+
+    def __post_init__(self):
+        self.weight = np.asarray(self.weight, dtype=np.float64)
+        n = len(self.weight)
+        self.one_class = self.y is None
+        total = self.nu * float(self.weight.sum())
+        if self.one_class:
+            self.y = np.ones(n)
+            self.start = greedy_fill(total, self.weight)
+        else:
+            self.y = np.asarray(self.y, dtype=np.float64)
+            self.two_constraints = True
+            self.start = np.zeros(n)
+            for sign in (1.0, -1.0):
+                side = self.y == sign
+                if 0.5 * total > self.weight[side].sum() * (1 + 1e-12):
+                    raise ValueError(f"specified nu={self.nu!r} is infeasible: nu-SVC needs "
+                                     "nu * n / 2 <= the size of the smaller class (with sample "
+                                     "weights: nu * sum(W) / 2 <= each class's weight)")
+                self.start[side] = greedy_fill(0.5 * total, self.weight[side])
+        self.upper_bound = self.weight
+        self.linear = np.zeros(n)
+        self._build_q(self.X)
+
+    def offsets(self, alpha, gradient):
+        """(b, rho): nu-SVC's by LIBSVM's ``Solver_NU`` rule; one-class: rho is
+        LIBSVM's rho of the one constraint and the model's bias is -rho."""
+        b, r = super().offsets(alpha, gradient)
+        return (b, -b) if self.one_class else (b, r)
+
+    def tied_multiplier(self, intercept, r):
+        return -intercept if self.one_class else r
+
+    def primal_from_gradient(self, alpha, gradient, intercept, rho):
+        """P at (f, b, rho), from y_i f(x_i) = (Q a)_i = G_i."""
+        margin = gradient if self.one_class else gradient + self.y * intercept
+        total = self.nu * float(self.weight.sum())
+        return (0.5 * float(alpha @ gradient) - total * rho
+                + float(self.weight @ np.maximum(0.0, rho - margin)))
 
 
 @njit(cache=True, nogil=True)

@@ -3,7 +3,8 @@
 ::
 
     dualsvm train [options] FILE [MODEL]       (LIBLINEAR's -s 1|3 -c -e -B -wi -v -q)
-    dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -t -g -d -r -c -e -m -h -wi)
+    dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -s 0..4 -t -g -d -r -c
+                                                -n -p -e -m -h -wi)
     dualsvm predict [-q] TEST MODEL OUTPUT     (a dualsvm or a LIBLINEAR model file)
     dualsvm export-liblinear MODEL OUT
     dualsvm import-liblinear IN MODEL

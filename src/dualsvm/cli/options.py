@@ -68,5 +68,5 @@ def refuse_regression(args, why):
     kind of training that has none."""
     if args.solver in LIBLINEAR_REGRESSIONS:
         raise refuse(f"-s {args.solver}", why)
-    if args.tube is not None:
+    if args.epsilon is not None:
         raise refuse("-p", why)

@@ -89,14 +89,22 @@ def number(kind, name, low=None, low_open=False):
     return convert
 
 
+#: LIBSVM's svm_type numbers (-s with a kernel option): C-SVC, nu-SVC, one-class,
+#: epsilon-SVR, nu-SVR.
+LIBSVM_TYPES = {0: "c_svc", 1: "nu_svc", 2: "one_class", 3: "epsilon_svr", 4: "nu_svr"}
+
+
 def _solver(text):
+    # LIBLINEAR's types for linear models, LIBSVM's for kernel ones: which applies is
+    # known once all options are read (see route)
     try:
         value = int(text)
     except ValueError:
         value = None
-    if value not in LIBLINEAR_TYPES:
+    if value not in LIBLINEAR_TYPES and value not in LIBSVM_TYPES:
         raise argparse.ArgumentTypeError(
-            f"unsupported solver type {text!r}; dualsvm trains -s {_TYPE_NAMES}")
+            f"unsupported solver type {text!r}; dualsvm trains -s {_TYPE_NAMES} (linear) "
+            "and, with a kernel option, LIBSVM's -s 0 to 4")
     return value
 
 
@@ -168,15 +176,21 @@ def build_parser():
         help="train a linear SVM (LIBLINEAR's train) or a kernel SVM (LIBSVM's svm-train)",
         description="Train a linear SVM on an svmlight/LIBSVM file, like LIBLINEAR's train; "
                     "any of LIBSVM's kernel options (-t -g -d -r -m -h) or --kernel trains a "
-                    "kernel SVM (C-SVC, exact bias), like LIBSVM's svm-train.",
+                    "kernel SVM like LIBSVM's svm-train (-s 0 C-SVC, 1 nu-SVC, 2 one-class, "
+                    "3 epsilon-SVR, 4 nu-SVR).",
         epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
     train.add_argument("--help", action="help", help="show this help message and exit")
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
-                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual")
-    train.add_argument("-p", dest="tube", type=number(float, "p", 0.0), default=None,
-                       metavar="EPSILON", help="epsilon of the epsilon-insensitive loss of "
-                                               "-s 12 and -s 13 (default 0.1)")
+                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual; with a "
+                            "kernel option LIBSVM's svm_type: 0 = C-SVC (default), 1 = nu-SVC, "
+                            "2 = one-class SVM, 3 = epsilon-SVR, 4 = nu-SVR")
+    # one -p for both tools: LIBLINEAR's (-s 12, 13) and LIBSVM's (-s 3 with a kernel
+    # option); each training path refuses it where its -s has no epsilon
+    train.add_argument("-p", dest="epsilon", type=number(float, "epsilon (-p)", 0.0),
+                       default=None, metavar="EPSILON",
+                       help="epsilon of the epsilon-insensitive loss: -s 12 and -s 13 "
+                            "(linear), or -s 3 with a kernel option (default 0.1)")
     train.add_argument("-c", dest="C", type=number(float, "C", 0.0, True), default=1.0,
                        action=_Given, help="cost C > 0 (default 1); with -C: the first C tried")
     train.add_argument("-C", dest="find_C", action="store_true",
@@ -222,6 +236,8 @@ def build_parser():
                         metavar="MB", help="kernel cache size in MB (default 100)")
     kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
                         help="shrinking heuristics (default 1)")
+    kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
+                        help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default 0.5)")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
     train.add_argument("--json", action="store_true",
@@ -335,6 +351,15 @@ def route(args):
     goes to ``train_disk`` for a dataset directory and to ``train_kernel`` when a
     kernel option is given."""
     if args.command == "train":
+        kernel = any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS)
+        if not kernel and args.solver is not None and args.solver not in LIBLINEAR_TYPES:
+            raise UsageError(f"{PROG} train", f"unsupported solver type {args.solver} for a "
+                             f"linear model; dualsvm trains -s {_TYPE_NAMES} (LIBSVM's -s 0 "
+                             "to 4 need a kernel option, e.g. -t 2)")
+        # -p is also LIBLINEAR's (-s 12, 13): the linear paths refuse it elsewhere
+        if not kernel and args.nu is not None:
+            raise UsageError(f"{PROG} train", "-n is LIBSVM's, for kernel models "
+                             "(-s 1, 2 and 4 with a kernel option, e.g. -t 2)")
         if args.scheduler is not None or args.workers is not None:
             return "train_dask:run"
         if os.path.isdir(args.file):

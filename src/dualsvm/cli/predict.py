@@ -1,5 +1,5 @@
 """``dualsvm predict``: labels of an svmlight file with a dualsvm or LIBLINEAR model
-(values, for a regression model, with LIBLINEAR's error lines)."""
+(values, for a regression model, with the error lines LIBSVM and LIBLINEAR print)."""
 
 import numpy as np
 
@@ -17,8 +17,8 @@ def run(args):
     precomputed = getattr(estimator, "kernel", None) == "precomputed"
     X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
     predicted = estimator.predict(X)
-    if not hasattr(estimator, "classes_"):  # a regression: LIBLINEAR's "%g" values
-        return _regression(args, predicted, y)
+    if not hasattr(estimator, "classes_"):  # regression and one-class: no classes
+        return _write_values(args, predicted, y)
     classes = estimator.classes_
     names = np.array([format_label(c) for c in classes], dtype=object)
     index = np.searchsorted(classes, predicted)
@@ -39,14 +39,23 @@ def run(args):
     return 0
 
 
-def _regression(args, predicted, y):
-    text = "".join("%.17g\n" % v for v in predicted)
+def _write_values(args, predicted, y):
+    """Regression values (%.17g) or one-class labels (+1 / -1), and the summary LIBSVM and
+    LIBLINEAR print: mean squared error and squared correlation, or accuracy."""
+    regression = predicted.dtype.kind == "f"
+    lines = [f"{v:.17g}" if regression else format_label(v) for v in predicted]
     try:
-        atomic_write(args.output, lambda f: f.write(text.encode("ascii")))
+        atomic_write(args.output, lambda f: f.write(("\n".join(lines) + "\n").encode("utf-8")))
     except OSError as e:
         raise write_error(args.output, "output file", e) from None
-    if not args.quiet:
+    if args.quiet:
+        return 0
+    if regression:
         mse, scc = regression_scores(predicted, y)
         print("Mean squared error = %g (regression)" % mse)
         print("Squared correlation coefficient = %g (regression)" % scc)
+    else:
+        total = len(y)
+        correct = int(np.count_nonzero(predicted == y))
+        print("Accuracy = %g%% (%d/%d)" % (float(correct) / total * 100, correct, total))
     return 0

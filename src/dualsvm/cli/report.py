@@ -108,9 +108,12 @@ class Reporter:
 
 def problem_names(fit):
     """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'
-    (None for the one problem of a regression)."""
+    (None for the one problem of a linear regression, the kind of a kernel model's one
+    problem: one-class, regression)."""
     if isinstance(fit, LinearSVRFit):
         return [None]
+    if isinstance(fit, KernelFit) and not fit.classifies:
+        return [fit.kind]
     if isinstance(fit, KernelFit):
         return [f"{label_json(fit.classes_[i])} vs {label_json(fit.classes_[j])}"
                 for i, j in class_pairs(len(fit.classes_))]

@@ -28,8 +28,9 @@ def run(args):
     linear_defaults(args)
     if args.solver in LIBLINEAR_REGRESSIONS:
         return train_svr.run(args)
-    if args.tube is not None:
-        raise refuse("-p", "is the epsilon of support vector regression (-s 12, -s 13)")
+    if args.epsilon is not None:
+        raise refuse("-p", "is the epsilon of support vector regression (-s 12, -s 13; with a "
+                           "kernel option, -s 3)")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
     if args.exact_bias and args.bias is not None and args.bias >= 0:

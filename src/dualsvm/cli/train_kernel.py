@@ -1,4 +1,5 @@
-"""``dualsvm train -t K FILE``: a kernel model (LIBSVM's svm-train, C-SVC)."""
+"""``dualsvm train -t K FILE``: a kernel model (LIBSVM's svm-train, ``-s 0`` to ``4``:
+C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR)."""
 
 import time
 
@@ -10,15 +11,31 @@ from ..kernel_training import fit_kernel
 from ..persistence.kernel import save_kernel
 from ..validation import check_classes, sample_costs
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
-    refuse_given, refuse_regression
-from .parser import PROG, CommandError, UsageError, refuse
+    refuse_given
+from .parser import LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, UsageError, refuse
 from .report import Reporter
 
 
+def _check_type_options(args, kind):
+    """Refuse what LIBSVM's svm_type does not use: -n, -p, -c, -wi."""
+    if args.nu is not None and kind not in ("nu_svc", "one_class", "nu_svr"):
+        raise refuse("-n", f"(nu) is for -s 1, 2 and 4; -s {args.solver or 0} has no nu")
+    if args.epsilon is not None and kind != "epsilon_svr":
+        raise refuse("-p", "(the epsilon of the SVR loss) is for -s 3 only")
+    if args.given_C and kind in ("nu_svc", "one_class"):
+        raise refuse("-c", f"is not a parameter of -s {args.solver}: nu (-n) takes its place")
+    if args.weights and kind != "c_svc":
+        raise refuse("-w", "(class weights) applies to C-SVC (-s 0) only, as in LIBSVM")
+    if args.nu is not None and args.nu > 1:
+        raise UsageError(f"{PROG} train", f"nu (-n) must be in (0, 1], got {args.nu:g}")
+
+
 def run(args):
-    """LIBSVM's svm-train (C-SVC): the same data and model checks as the linear path."""
-    refuse_regression(args, "(support vector regression) is linear only: -s 12 and -s 13 "
-                            "take no kernel options")
+    """LIBSVM's svm-train: the same data and model checks as the linear path."""
+    if args.solver in LIBLINEAR_REGRESSIONS:
+        raise refuse(f"-s {args.solver}", "(LIBLINEAR's support vector regression) is linear "
+                                          "only: -s 12 and -s 13 take no kernel options; "
+                                          "kernel regression is -s 3 or -s 4")
     if args.bias is not None:
         raise refuse("-B", "is for linear models; a kernel model has the exact "
                            "(unregularised) bias")
@@ -37,6 +54,8 @@ def run(args):
                          f"{args.kernel_name})")
     if args.no_shrinking and args.shrinking:
         raise UsageError(f"{PROG} train", "-h 1 and --no-shrinking disagree")
+    kind = LIBSVM_TYPES[0 if args.solver is None else args.solver]
+    _check_type_options(args, kind)
     report = Reporter(args.quiet, args.json, args.trace)
     path = model_path(args)
     report.check_outputs(path)
@@ -48,31 +67,50 @@ def run(args):
             raise CommandError(f"{args.file}: a precomputed kernel file of {X.shape[0]} samples "
                                f"has {X.shape[1]} kernel columns")
         X = np.ascontiguousarray(with_width(X, X.shape[0]).toarray())
-    classes = check_classes(y, args.file)
-    weights = class_weight(args, classes, report)
+    classifies = kind in ("c_svc", "nu_svc")
+    classes = check_classes(y, args.file) if classifies else None
+    weights = class_weight(args, classes, report) if kind == "c_svc" else None
     params = dict(
         C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
         gamma="auto" if args.gamma is None else args.gamma,
         coef0=0.0 if args.coef0 is None else args.coef0,
-        loss="squared_hinge" if args.solver == 1 else "hinge", solver="auto",
+        loss="hinge", solver="auto",
         tol=LIBSVM_TOL if args.tol is None else args.tol,
         cache_size=LIBSVM_CACHE_MB if args.cache_size is None else args.cache_size,
         shrinking=not args.no_shrinking and args.shrinking is not False,
         class_weight=weights, max_iter=-1 if args.max_iter is None else args.max_iter,
         time_limit=args.time_limit, callback=None, verbose=0 if args.quiet else 2,
-        decision_function_shape="ovr", random_state=args.seed)
-    cost = sample_costs(args.C, weights, y, classes)
-    if not (cost > 0).any():
-        raise CommandError("every class has weight 0 (-w): nothing to train")
+        decision_function_shape="ovr", random_state=args.seed,
+        nu=0.5 if args.nu is None else args.nu,
+        epsilon=0.1 if args.epsilon is None else args.epsilon)
+    if kind == "c_svc":
+        cost = sample_costs(args.C, weights, y, classes)
+        if not (cost > 0).any():
+            raise CommandError("every class has weight 0 (-w): nothing to train")
+    else:  # C for the regressions, the bounds W_i = 1 of nu-SVC and one-class
+        cost = np.full(len(y), args.C if _uses(kind, "C") else 1.0)
+    # the model file records the parameters of the estimator of this kind only
+    params = {name: value for name, value in params.items()
+              if name not in ("loss", "C", "nu", "epsilon", "solver") or _uses(kind, name)}
     start = time.perf_counter()
-    fit = fit_kernel(X, y, cost, params)
+    fit = fit_kernel(X, y, cost, params, kind)
     seconds = time.perf_counter() - start
     report.finished(fit, ADVICE)
     report(f"Total nSV = {len(fit.support_)}")
     report.save(fit, path, save_kernel)
     report.summary({"data": args.file, "model": path, "solver": fit.solver_used_,
-                    "kernel": fit.kernel.to_dict(), "loss": params["loss"], "C": args.C,
+                    "kernel": fit.kernel.to_dict(), "svm_type": kind,
+                    **{name: params[name] for name in ("loss", "C", "nu", "epsilon")
+                       if name in params},
                     "bias": "exact", "n_samples": int(X.shape[0]),
                     "n_features": int(X.shape[1]), "seconds": seconds,
                     "n_support": int(len(fit.support_))}, fit)
     return 130 if "interrupted" in fit.status_ else 0
+
+
+def _uses(kind, name):
+    """Whether LIBSVM's svm_type ``kind`` has the parameter ``name``."""
+    return {"loss": kind == "c_svc", "solver": kind == "c_svc",
+            "C": kind in ("c_svc", "epsilon_svr", "nu_svr"),
+            "nu": kind in ("nu_svc", "one_class", "nu_svr"),
+            "epsilon": kind == "epsilon_svr"}[name]

@@ -35,7 +35,7 @@ def run(args):
     X, y = read_svmlight(args.file)
     fit_intercept, intercept_scaling = augmented_bias(args)
     params = dict(
-        epsilon=DEFAULT_TUBE if args.tube is None else args.tube, tol=args.tol, C=args.C,
+        epsilon=DEFAULT_TUBE if args.epsilon is None else args.epsilon, tol=args.tol, C=args.C,
         loss=LIBLINEAR_TYPES[args.solver], fit_intercept=fit_intercept,
         intercept_scaling=intercept_scaling, dual="auto",
         verbose=0 if args.quiet or args.folds else 2, random_state=args.seed,

@@ -5,7 +5,8 @@ entries and nothing that needs pickle to read, one of them ``metadata``: a 1-D
 ``uint8`` array holding a UTF-8 JSON object with
 
 * ``format`` = ``"dualsvm-model"``, ``format_version`` = ``1``, ``estimator``
-  (the model kind: ``"LinearSVC"``, ``"SVC"`` or ``"LinearSVR"``), ``dualsvm_version``;
+  (the model kind: ``"LinearSVC"``, ``"LinearSVR"``, or a kernel model's estimator, see
+  :mod:`.kernel`), ``dualsvm_version``;
 * ``params``: the estimator parameters without ``callback``; ``class_weight`` as a
   list of ``[label, weight]`` pairs (JSON object keys are strings only),
   ``random_state`` as an int or null (:func:`params_to_json`);
@@ -37,7 +38,7 @@ from ..files import atomic_write
 FORMAT_NAME = "dualsvm-model"
 FORMAT_VERSION = 1
 #: The model kinds, by the ``estimator`` name in the metadata.
-KINDS = ("LinearSVC", "SVC", "LinearSVR")
+KINDS = ("LinearSVC", "SVC", "NuSVC", "OneClassSVM", "SVR", "NuSVR", "LinearSVR")
 ZIP_MAGIC = b"PK\x03\x04"
 
 

@@ -1,4 +1,9 @@
-"""Kernel models in the dualsvm model file (``estimator`` = ``"SVC"``).
+"""Kernel models in the dualsvm model file (``estimator`` = ``"SVC"``, ``"NuSVC"``,
+``"OneClassSVM"``, ``"SVR"`` or ``"NuSVR"``: the fit's ``kind``, :data:`ESTIMATORS`).
+
+One-class and regression models have ``n_classes`` 0, an empty ``classes_``,
+``n_support`` [n_SV], ``dual_coef_`` (1, n_SV), ``intercept_`` (1,) and one entry
+in each certificate list.
 
 Same container and safety as linear models (:mod:`.container`), with these entries:
 
@@ -26,11 +31,17 @@ Same container and safety as linear models (:mod:`.container`), with these entri
 import numpy as np
 import scipy.sparse as sp
 
+from ..constants import CLASSIFIER_TYPES
 from ..exceptions import ModelError, one_line
 from ..fits import KernelFit, class_pairs
 from ..kernels import make_kernel
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
+
+#: The estimator name a model file records for each kind of kernel model.
+ESTIMATORS = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM",
+              "epsilon_svr": "SVR", "nu_svr": "NuSVR"}
+_KINDS = {name: kind for kind, name in ESTIMATORS.items()}
 
 _ENTRIES = {"classes_", "support_", "dual_coef_", "intercept_"}
 _DENSE = {"sv_dense"}
@@ -67,7 +78,7 @@ def save_kernel(fit, path):
                           sv_indptr=sv.indptr.astype(np.int64))
         else:
             arrays["sv_dense"] = np.asarray(sv, dtype=np.float64)
-    write_container(path, "SVC", meta, arrays)
+    write_container(path, ESTIMATORS[fit.kind], meta, arrays)
 
 
 def read_kernel(path, meta, arrays):
@@ -82,13 +93,18 @@ def read_kernel(path, meta, arrays):
     missing = (_ENTRIES | layout | probability) - names
     if unknown or missing:
         raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
+    kind = _KINDS.get(meta.get("estimator"))
+    if kind is None:
+        raise bad(f"estimator {meta.get('estimator')!r} is not a kernel model")
+    classifies = kind in CLASSIFIER_TYPES
     d, k, n_support = meta.get("n_features_in"), meta.get("n_classes"), meta.get("n_support")
-    if not (isinstance(d, int) and d >= 1 and isinstance(k, int) and k >= 2):
+    if not (isinstance(d, int) and d >= 1 and isinstance(k, int)
+            and (k >= 2 if classifies else k == 0)):
         raise bad(f"n_features_in={d!r}, n_classes={k!r}")
-    if not (isinstance(n_support, list) and len(n_support) == k
+    if not (isinstance(n_support, list) and len(n_support) == (k if classifies else 1)
             and all(isinstance(v, int) and v >= 0 for v in n_support)):
         raise bad(f"n_support {n_support!r}")
-    n_sv, n_pairs = sum(n_support), len(class_pairs(k))
+    n_sv, n_pairs = sum(n_support), len(class_pairs(k)) if classifies else 1
     classes, support = arrays["classes_"], arrays["support_"]
     dual_coef, intercept = arrays["dual_coef_"], arrays["intercept_"]
     if classes.dtype.kind not in "biufU" or classes.shape != (k,) or \
@@ -97,7 +113,7 @@ def read_kernel(path, meta, arrays):
     if support.dtype != np.int64 or support.shape != (n_sv,) or (support < 0).any():
         raise bad(f"support_ has dtype {support.dtype} and shape {support.shape}")
     sigmoids = [(name, arrays[name], (n_pairs,)) for name in sorted(probability)]
-    for name, value, shape in [("dual_coef_", dual_coef, (k - 1, n_sv)),
+    for name, value, shape in [("dual_coef_", dual_coef, (max(k - 1, 1), n_sv)),
                                ("intercept_", intercept, (n_pairs,))] + sigmoids:
         if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
             raise bad(f"{name} must be finite float64 of shape {shape}")
@@ -141,6 +157,6 @@ def read_kernel(path, meta, arrays):
                      support_=support.astype(np.int32), support_vectors_=sv,
                      n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
                      intercept_=intercept, n_features_in_=d,
-                     n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64),
+                     n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), kind=kind,
                      probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
                      solver_used_=solver_used, **certificate)

@@ -22,7 +22,8 @@ def save_fit(fit, path):
     if isinstance(fit, LinearSVRFit):
         return save_linear_svr(fit, path)
     raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm.LinearSVC, dualsvm.LinearSVR "
-                     "and dualsvm.SVC models have a model file format")
+                     "and the kernel models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model "
+                     "file format")
 
 
 def load_fit(path):
@@ -30,7 +31,8 @@ def load_fit(path):
     ModelError otherwise."""
     path = os.fspath(path)
     meta, arrays = read_container(path)
-    read = {"SVC": read_kernel, "LinearSVR": read_linear_svr}.get(meta["estimator"], read_linear)
+    read = {"LinearSVC": read_linear, "LinearSVR": read_linear_svr}.get(meta["estimator"],
+                                                                         read_kernel)
     return read(path, meta, arrays)
 
 

@@ -38,7 +38,7 @@ def new_smo_state(n):
 
 @njit(cache=True, nogil=True)
 def smo_steps(data, cache, y, alpha, G, G_bar, U, QD, D, active, state, eps, shrinking,
-              max_steps, measures):
+              max_steps, measures, two_constraints=False):
     """At most max_steps SMO steps; BUDGET_SPENT, CONVERGED or RECONSTRUCT.
 
     RECONSTRUCT: the caller must rebuild G outside the active set, set
@@ -46,7 +46,8 @@ def smo_steps(data, cache, y, alpha, G, G_bar, U, QD, D, active, state, eps, shr
     ``measures[0]`` receives LIBSVM's violation max_{I_up} -y G - min_{I_low} -y G
     of the last selection; ``measures[1]``, the objective f(a), is kept up to date
     (each step adds its exact change), so the dual is known even while shrunk
-    variables have stale gradients.
+    variables have stale gradients. ``two_constraints``: LIBSVM's ``Solver_NU``
+    working sets and shrinking (e'a is kept too).
     """
     n = len(y)
     steps = 0
@@ -55,12 +56,15 @@ def smo_steps(data, cache, y, alpha, G, G_bar, U, QD, D, active, state, eps, shr
             state[SHRINK_COUNTER] -= 1
             if state[SHRINK_COUNTER] <= 0 or state[SHRINK_PENDING]:
                 state[SHRINK_COUNTER] = min(n, 1000)
-                if _shrink(y, alpha, G, U, active, state, eps):
+                if _shrink(y, alpha, G, U, active, state, eps, two_constraints):
                     state[SHRINK_PENDING] = 1
                     return RECONSTRUCT
                 state[SHRINK_PENDING] = 0
         m = state[ACTIVE_SIZE]
-        i, j, gap = _select_pair(data, cache, y, alpha, G, U, QD, active, m)
+        if two_constraints:
+            i, j, gap = _select_pair_nu(data, cache, y, alpha, G, U, QD, active, m)
+        else:
+            i, j, gap = _select_pair(data, cache, y, alpha, G, U, QD, active, m)
         measures[0] = gap
         if j < 0 or gap < eps:
             if m < n:  # converged on the shrunk problem: check the whole one
@@ -117,6 +121,65 @@ def _select_pair(data, cache, y, alpha, G, U, QD, active, m):
                     best = gain
                     j = t
     return i, j, g_max + g_max2
+
+
+@njit(cache=True, nogil=True)
+def _select_pair_nu(data, cache, y, alpha, G, U, QD, active, m):
+    """LIBSVM's ``Solver_NU::select_working_set``: WSS3 within each sign.
+
+    i_p maximises -G over {y = +1, a < U}, i_n maximises G over {y = -1, a > 0};
+    j minimises the second-order decrease over the same sign as its partner
+    (y = +1: a > 0 and G_j > -G_ip; y = -1: a < U and G_j < G_in). Returns the
+    pair and the violation max over the signs of (max I_up - min I_low).
+    """
+    g_maxp = -np.inf
+    g_maxn = -np.inf
+    ip = -1
+    i_n = -1
+    for k in range(m):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] < U[t] and -G[t] >= g_maxp:
+                g_maxp = -G[t]
+                ip = t
+        elif alpha[t] > 0 and G[t] >= g_maxn:
+            g_maxn = G[t]
+            i_n = t
+    # a column is only read for a sign with a maximal violator (else g_max is -inf,
+    # and no j of that sign has a positive grad_diff)
+    Q_ip = q_column(data, cache, ip, active, m) if ip >= 0 else np.zeros(1, np.float32)
+    Q_in = q_column(data, cache, i_n, active, m) if i_n >= 0 else np.zeros(1, np.float32)
+    g_maxp2 = -np.inf
+    g_maxn2 = -np.inf
+    j = -1
+    best = np.inf
+    for k in range(m):
+        t = active[k]
+        if y[t] > 0:
+            if alpha[t] > 0:
+                if G[t] >= g_maxp2:
+                    g_maxp2 = G[t]
+                grad_diff = g_maxp + G[t]
+                if grad_diff > 0:
+                    quad = QD[ip] + QD[t] - 2.0 * Q_ip[t]
+                    gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
+                    if gain <= best:
+                        best = gain
+                        j = t
+        elif alpha[t] < U[t]:
+            if -G[t] >= g_maxn2:
+                g_maxn2 = -G[t]
+            grad_diff = g_maxn - G[t]
+            if grad_diff > 0:
+                quad = QD[i_n] + QD[t] - 2.0 * Q_in[t]
+                gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
+                if gain <= best:
+                    best = gain
+                    j = t
+    gap = max(g_maxp + g_maxp2, g_maxn + g_maxn2)
+    if j < 0:
+        return -1, -1, gap
+    return (ip if y[j] > 0 else i_n), j, gap
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -201,11 +264,14 @@ def _track_upper(data, cache, G_bar, active, n, i, was_upper, is_upper, U_i):
 
 
 @njit(cache=True, nogil=True)
-def _shrink(y, alpha, G, U, active, state, eps):
-    """LIBSVM's do_shrinking; True when the one-time un-shrinking is due first."""
+def _shrink(y, alpha, G, U, active, state, eps, two_constraints):
+    """LIBSVM's do_shrinking (``Solver_NU``'s with two constraints); True when the
+    one-time un-shrinking is due first."""
     m = state[ACTIVE_SIZE]
-    g_max1 = -np.inf  # max over I_up of -y G
-    g_max2 = -np.inf  # max over I_low of y G
+    g_max1 = -np.inf  # max over I_up of -y G  (two constraints: y = +1 only)
+    g_max2 = -np.inf  # max over I_low of y G  (y = +1 only)
+    g_max3 = -np.inf  # two constraints: max over y = -1, a > 0 of G
+    g_max4 = -np.inf  # two constraints: max over y = -1, a < U of -G
     for k in range(m):
         t = active[k]
         if y[t] > 0:
@@ -213,21 +279,35 @@ def _shrink(y, alpha, G, U, active, state, eps):
                 g_max1 = max(g_max1, -G[t])
             if alpha[t] > 0:
                 g_max2 = max(g_max2, G[t])
+        elif two_constraints:
+            if alpha[t] < U[t]:
+                g_max4 = max(g_max4, -G[t])
+            if alpha[t] > 0:
+                g_max3 = max(g_max3, G[t])
         else:
             if alpha[t] < U[t]:
                 g_max2 = max(g_max2, -G[t])
             if alpha[t] > 0:
                 g_max1 = max(g_max1, G[t])
-    if not state[UNSHRUNK] and g_max1 + g_max2 <= eps * 10:
+    if two_constraints:
+        violation = max(g_max1 + g_max2, g_max3 + g_max4)
+        # be_shrunk of Solver_NU in the one-constraint form below: a y = -1 variable
+        # at its upper bound shrinks when -G > g_max4, at 0 when G > g_max3
+        g_neg_up, g_neg_low = g_max4, g_max3
+    else:
+        violation = g_max1 + g_max2
+        g_neg_up, g_neg_low = g_max2, g_max1
+    if not state[UNSHRUNK] and violation <= eps * 10:
         state[UNSHRUNK] = 1
         if m < len(y):
             return True
     k = 0
     while k < m:
-        if _can_shrink(y, alpha, G, U, active[k], g_max1, g_max2):
+        if _can_shrink(y, alpha, G, U, active[k], g_max1, g_max2, g_neg_up, g_neg_low):
             m -= 1
             while m > k:
-                if not _can_shrink(y, alpha, G, U, active[m], g_max1, g_max2):
+                if not _can_shrink(y, alpha, G, U, active[m], g_max1, g_max2, g_neg_up,
+                                   g_neg_low):
                     active[k], active[m] = active[m], active[k]
                     break
                 m -= 1
@@ -242,11 +322,12 @@ def _shrink(y, alpha, G, U, active, state, eps):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _can_shrink(y, alpha, G, U, t, g_max1, g_max2):
+def _can_shrink(y, alpha, G, U, t, g_max1, g_max2, g_neg_up, g_neg_low):
     # A bounded variable whose gradient pushes it further into its bound by more
     # than the current maximal violation will stay there (LIBSVM's be_shrunk).
+    # One constraint: g_neg_up = g_max2, g_neg_low = g_max1.
     if alpha[t] >= U[t]:
-        return -G[t] > g_max1 if y[t] > 0 else -G[t] > g_max2
+        return -G[t] > g_max1 if y[t] > 0 else -G[t] > g_neg_up
     if alpha[t] <= 0:
-        return G[t] > g_max2 if y[t] > 0 else G[t] > g_max1
+        return G[t] > g_max2 if y[t] > 0 else G[t] > g_neg_low
     return False

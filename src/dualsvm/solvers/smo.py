@@ -4,6 +4,15 @@ Problem (:class:`dualsvm.problem.KernelDualProblem`, ``bias='exact'``)::
 
     min_a f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   y'a = 0
 
+or LIBSVM's general form (:class:`dualsvm.problem.KernelQP`: SVR, nu-SVR, nu-SVC,
+one-class), with a linear term p in place of -e, and for the nu problems a second
+constraint e'a = const (``two_constraints``): then both variables of a step have
+the same sign, so that each of the two sums stays, and the working set is
+LIBSVM's ``Solver_NU`` rule: i is the maximal violator among the variables of
+one sign, j chosen by the second-order rule among the same sign, the sign whose
+pair gains more; the stopping measure is the larger of the two signs' violations,
+and shrinking tests each sign against its own violation.
+
 Every step changes two variables (i, j) along y_i a_i + y_j a_j = const:
 
 * working set: i maximises -y_i G_i over I_up (maximal violation), j minimises
@@ -56,7 +65,7 @@ class SMO:
     def __init__(self, problem, tol=1e-3, *, shrinking=True, random_state=None, alpha=None,
                  steps_per_epoch=1000, max_steps=None):
         if getattr(problem, "bias", None) != "exact" or not hasattr(problem, "q"):
-            raise ValueError("SMO solves a KernelDualProblem with bias='exact'")
+            raise ValueError("SMO solves a KernelDualProblem with bias='exact' or a KernelQP")
         self.problem = problem
         self.tol = float(tol)
         self.shrinking = bool(shrinking)
@@ -65,7 +74,8 @@ class SMO:
         n = problem.n_samples
         p = problem
         self.alpha = p.feasible(alpha)
-        self.G = -np.ones(n) if alpha is None else p.gradient(self.alpha)
+        # LIBSVM's start: G = p at a = 0, else from scratch
+        self.G = p.gradient(self.alpha) if self.alpha.any() else p.linear.copy()
         # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept)
         self.G_bar = p.product(np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0),
                                "bounded")
@@ -97,7 +107,8 @@ class SMO:
         while True:
             code = smo_steps(p.q.data, p.q.cache, p.y, self.alpha, self.G, self.G_bar,
                              p.upper_bound, p.q_diag, p.diag, self.active, self.state,
-                             self.tol, self.shrinking, stop_at - self.n_iter, self._measures)
+                             self.tol, self.shrinking, stop_at - self.n_iter, self._measures,
+                             p.two_constraints)
             if code != RECONSTRUCT:
                 return code == CONVERGED
             self._reconstruct()
@@ -140,7 +151,7 @@ class SMO:
         inactive = self.active[m:]
         if len(inactive):
             alpha = self.alpha
-            grad = self.G_bar[inactive] - 1.0 + p.diag[inactive] * alpha[inactive]
+            grad = self.G_bar[inactive] + p.linear[inactive] + p.diag[inactive] * alpha[inactive]
             on = self.active[:m]
             free = on[(alpha[on] > 0) & (alpha[on] < p.upper_bound[on])]
             for cols in p.q.column_chunks(free, len(inactive)):
