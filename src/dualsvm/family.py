@@ -124,7 +124,7 @@ class _Regressor(RegressorMixin, _SingleModel):
 class SVR(_Regressor):
     """Epsilon-support vector regression (LIBSVM ``-s 3``) trained by SMO.
 
-    Solves min 1/2 ||f||^2 + sum_i C_i max(0, |y_i - f(x_i)| - epsilon),
+    Solves min 1/2 ||f||^2 + sum_i C_i max(0, ``|y_i - f(x_i)|`` - epsilon),
     C_i = C * sample_weight_i, in LIBSVM's dual on 2n variables
     (:class:`dualsvm.problem.SVRDual`).
 
@@ -190,7 +190,7 @@ class SVR(_Regressor):
 class NuSVR(_Regressor):
     """Nu-support vector regression (LIBSVM ``-s 4``) trained by SMO.
 
-    Solves min 1/2 ||f||^2 + S eps + sum_i C_i max(0, |y_i - f(x_i)| - eps) over f
+    Solves min 1/2 ||f||^2 + S eps + sum_i C_i max(0, ``|y_i - f(x_i)|`` - eps) over f
     and eps, S = nu sum_i C_i (LIBSVM's scaling of Scholkopf et al.'s
     C (nu eps + 1/n sum_i xi_i)), in LIBSVM's dual with the second constraint
     e'(a + a*) = S (:class:`dualsvm.problem.SVRDual` with ``nu``).
@@ -269,7 +269,7 @@ class OneClassSVM(OutlierMixin, _SingleModel):
     intercept_ : ndarray of shape (1,)
         -rho.
     offset_ : ndarray of shape (1,)
-        rho: decision_function = score_samples - offset_.
+        rho: decision_function = score_samples - ``offset_``.
     """
 
     _kind = "one_class"
@@ -321,7 +321,7 @@ class OneClassSVM(OutlierMixin, _SingleModel):
         return self._decision(X)
 
     def score_samples(self, X):
-        """The raw score f(x) = sum_t dual_coef_[0, t] K(x_t, x) (decision + offset_)."""
+        """The raw score f(x) = sum_t dual_coef_[0, t] K(x_t, x) (decision + ``offset_``)."""
         return self.decision_function(X) + self.offset_
 
     def predict(self, X):
