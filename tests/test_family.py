@@ -280,8 +280,11 @@ def test_ijcnn1_objectives_equal_libsvm(load_benchmark, cls, params, kind):
                                   nu=params.get("nu", 0.5), epsilon=params.get("epsilon", 0.1),
                                   eps=1e-6)
     if kind == "nu_svc":  # LIBSVM prints the scaled objective, f(a) / rho^2
+        # rho is known only to the stopping rule on both sides and enters squared: on
+        # these 10000 rows the two scaled values differ by 2.6e-5 relative at -e 1e-6
+        # (the unscaled duals are compared at 1e-6 in the default run)
         rho = params["nu"] * X.shape[0] / np.abs(model.dual_coef_).sum()
-        assert -model.dual_[0] / rho**2 == pytest.approx(printed[0], rel=1e-5)
+        assert -model.dual_[0] / rho**2 == pytest.approx(printed[0], rel=1e-4)
     else:
         assert -model.dual_[0] == pytest.approx(printed[0], rel=1e-6)
     assert model.gap_[0] < 1e-4
