@@ -194,22 +194,16 @@ def _clip_sum(a, b, total, upper_a):
     return a, b
 
 
-@njit(cache=True, nogil=True)
-def _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j):
-    """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box.
-
-    Returns the change of f(a).
-    """
-    Q_i = q_column(data, cache, i, active, m)
-    Q_j = q_column(data, cache, j, active, m)
-    U_i, U_j = U[i], U[j]
-    old_i, old_j = alpha[i], alpha[j]
-    a_i, a_j = old_i, old_j
-    if y[i] != y[j]:
-        quad = QD[i] + QD[j] + 2.0 * Q_i[j]
+@njit(cache=True, nogil=True, inline="always")
+def solve_pair(a_i, a_j, G_i, G_j, QD_i, QD_j, Q_ij, opposite, U_i, U_j):
+    """LIBSVM's two-variable solution: (a_i, a_j) minimising f along the line that
+    keeps y_i a_i + y_j a_j (``opposite``: y_i != y_j), clipped to the box; shared
+    by SMO and the working-set solver's inner steps."""
+    if opposite:
+        quad = QD_i + QD_j + 2.0 * Q_ij
         if quad <= 0:
             quad = TAU
-        delta = (-G[i] - G[j]) / quad
+        delta = (-G_i - G_j) / quad
         diff = a_i - a_j
         a_i += delta
         a_j += delta
@@ -228,13 +222,28 @@ def _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j):
             a_j = U_j
             a_i = U_j + diff
     else:
-        quad = QD[i] + QD[j] - 2.0 * Q_i[j]
+        quad = QD_i + QD_j - 2.0 * Q_ij
         if quad <= 0:
             quad = TAU
-        delta = (G[i] - G[j]) / quad
+        delta = (G_i - G_j) / quad
         total = a_i + a_j
         a_i, a_j = _clip_sum(a_i - delta, a_j + delta, total, U_i)
         a_j, a_i = _clip_sum(a_j, a_i, total, U_j)
+    return a_i, a_j
+
+
+@njit(cache=True, nogil=True)
+def _update_pair(data, cache, y, alpha, G, G_bar, U, QD, D, active, m, i, j):
+    """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box.
+
+    Returns the change of f(a).
+    """
+    Q_i = q_column(data, cache, i, active, m)
+    Q_j = q_column(data, cache, j, active, m)
+    U_i, U_j = U[i], U[j]
+    old_i, old_j = alpha[i], alpha[j]
+    a_i, a_j = solve_pair(old_i, old_j, G[i], G[j], QD[i], QD[j], Q_i[j], y[i] != y[j],
+                          U_i, U_j)
     alpha[i] = a_i
     alpha[j] = a_j
     d_i = a_i - old_i

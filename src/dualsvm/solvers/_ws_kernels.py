@@ -16,6 +16,7 @@ from numba import njit, prange
 from ..constants import TAU
 from ..kernels import claim_slot
 from ..kernels.qmatrix import CLOCK, COMPLETE, HITS
+from ._smo_kernels import solve_pair
 
 #: Rows per parallel chunk of the gradient update.
 _CHUNK = 4096
@@ -208,54 +209,13 @@ def local_smo(Qs, y, alpha, G, U, QD, D, eps, max_steps):
     return steps, max(first, 0.0), change
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _clip_same(a, b, total, upper_a):
-    # (a, b) along a + b = total so that a <= upper_a, or else b >= 0 (as SMO's)
-    if total > upper_a:
-        if a > upper_a:
-            return upper_a, total - upper_a
-    elif b < 0:
-        return total, 0.0
-    return a, b
-
-
 @njit(cache=True, nogil=True)
 def _pair_step(Qs, y, alpha, G, U, QD, D, i, j):
     """LIBSVM's two-variable update within the block; returns the change of f."""
     old_i, old_j = alpha[i], alpha[j]
-    a_i, a_j = old_i, old_j
-    U_i, U_j = U[i], U[j]
     Q_ij = Qs[i, j]
-    if y[i] != y[j]:
-        quad = QD[i] + QD[j] + 2.0 * Q_ij
-        if quad <= 0:
-            quad = TAU
-        delta = (-G[i] - G[j]) / quad
-        diff = a_i - a_j
-        a_i += delta
-        a_j += delta
-        if diff > 0:
-            if a_j < 0:
-                a_j = 0.0
-                a_i = diff
-        elif a_i < 0:
-            a_i = 0.0
-            a_j = -diff
-        if diff > U_i - U_j:
-            if a_i > U_i:
-                a_i = U_i
-                a_j = U_i - diff
-        elif a_j > U_j:
-            a_j = U_j
-            a_i = U_j + diff
-    else:
-        quad = QD[i] + QD[j] - 2.0 * Q_ij
-        if quad <= 0:
-            quad = TAU
-        delta = (G[i] - G[j]) / quad
-        total = a_i + a_j
-        a_i, a_j = _clip_same(a_i - delta, a_j + delta, total, U_i)
-        a_j, a_i = _clip_same(a_j, a_i, total, U_j)
+    a_i, a_j = solve_pair(old_i, old_j, G[i], G[j], QD[i], QD[j], Q_ij, y[i] != y[j],
+                          U[i], U[j])
     alpha[i] = a_i
     alpha[j] = a_j
     d_i = a_i - old_i
