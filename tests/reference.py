@@ -320,3 +320,50 @@ def libsvm_probability(X, y, options):
     model = svmutil.svm_train(svmutil.svm_problem(list(map(float, y)), sp.csr_matrix(X)),
                               svmutil.svm_parameter(options + " -b 1 -q"))
     return model.get_labels(), np.array(perm), model.probA[0], model.probB[0]
+
+
+def crammer_singer_primal(X, y, W, *, cost, bias=-1.0):
+    """P(W) = 1/2 sum_m ||w_m||^2 + sum_i C_i max_m (e_i^m + w_m'x_i - w_{y_i}'x_i) of
+    Crammer and Singer's problem; W (n_features [+ 1], n_classes) with the columns in
+    np.unique(y)'s order, the last row the weights of a constant feature of value ``bias``
+    when bias > 0 (regularised, as LIBLINEAR's -B)."""
+    X = sp.csr_matrix(X)
+    if bias > 0:
+        X = sp.hstack([X, np.full((X.shape[0], 1), bias)], format="csr")
+    labels = np.searchsorted(np.unique(y), y)
+    scores = np.asarray(X @ W)
+    rows = np.arange(len(y))
+    margins = 1.0 + scores - scores[rows, labels][:, None]
+    margins[rows, labels] = 0.0
+    return 0.5 * float(np.sum(W * W)) + float(np.asarray(cost) @ margins.max(axis=1))
+
+
+def l1_primal(X, y, w, *, cost, bias=-1.0):
+    """P(w) = ||w||_1 + sum_i C_i max(0, 1 - y_i x_i'w)^2 (LIBLINEAR's -s 5), classes[1]
+    positive; with bias > 0 the last entry of w weighs a constant feature of that value
+    (penalised too)."""
+    X = sp.csr_matrix(X)
+    if bias > 0:
+        X = sp.hstack([X, np.full((X.shape[0], 1), bias)], format="csr")
+    slack = np.maximum(0.0, 1.0 - _signs(y) * (X @ w))
+    return float(np.abs(w).sum()) + float(np.asarray(cost) @ slack**2)
+
+
+def liblinear_train(X, y, options):
+    """LIBLINEAR 2.50 trained with ``options`` (a string of its train flags): (model,
+    printed text, W) with W (n_weights, nr_w) in np.unique(y)'s class order (its
+    columns as LIBLINEAR stores them: one for two classes unless -s 4)."""
+    from liblinear import liblinearutil as ll
+    from liblinear.liblinear import PRINT_STRING_FUN
+
+    printed = []
+    parameter = ll.parameter(options)
+    parameter.print_func = PRINT_STRING_FUN(lambda text: printed.append(text.decode()))
+    model = ll.train(ll.problem(y, sp.csr_matrix(X)), parameter)
+    n_weights = model.get_nr_feature() + (model.bias > 0)
+    k = model.get_nr_class()
+    nr_w = 1 if k == 2 and model.param.solver_type != 4 else k
+    W = np.array([[model.w[j * nr_w + m] for m in range(nr_w)] for j in range(n_weights)])
+    if nr_w > 1:
+        W = W[:, np.argsort(model.get_labels())]
+    return model, "".join(printed), W

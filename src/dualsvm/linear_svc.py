@@ -25,8 +25,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .base import FitMixin
 from .constants import LOSSES
 from .fits import LinearFit
-from .linear_training import PRIMAL_SOLVERS, WarmStart, bias_mode, fit_linear, linear_path, \
-    stacked_weights
+from .linear_training import CRAMMER_SINGER, PRIMAL_CD_TYPES, PRIMAL_SOLVERS, WarmStart, \
+    bias_mode, fit_linear, linear_path, solver_type, stacked_weights
 from .validation import canonical, sample_costs, training_data
 
 
@@ -47,6 +47,33 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         Regularisation trade-off; must be > 0.
     loss : {'squared_hinge', 'hinge'}, default='squared_hinge'
         L2-loss (LIBLINEAR ``-s 1``) or L1-loss (``-s 3``).
+    penalty : {'l2', 'l1'}, default='l2'
+        The regulariser: 1/2 w'w, or ||w||_1 (sparse ``coef_``; LIBLINEAR ``-s 5``,
+        with ``loss='squared_hinge'`` and ``dual=False`` only, as in scikit-learn),
+        solved by primal coordinate descent (:mod:`dualsvm.solvers.primal_cd`),
+        whose certificate is a dual-feasible point built from the margins
+        (:class:`dualsvm.problem.L1RegularizedProblem`). ``tol`` is then
+        LIBLINEAR's ``-e`` of ``-s 5``: stop when the summed violations fall to
+        tol * max(min(#pos, #neg), 1) / n times those of the first pass.
+    dual : 'auto' or bool, default='auto'
+        Solve the dual (True) or the primal (False). Allowed combinations are
+        scikit-learn's: the hinge loss needs dual=True; penalty='l1' needs
+        dual=False. dual=False with the squared hinge and penalty='l2' is served
+        by primal coordinate descent (scikit-learn uses LIBLINEAR's Newton method
+        ``-s 2``; the optimum is the same) with the stopping rule of
+        ``penalty='l1'``. 'auto' takes the dual whenever the combination has one
+        (dualsvm's fast path), else the primal; unlike scikit-learn it does not
+        switch to the primal when n_samples > n_features.
+    multi_class : {'ovr', 'crammer_singer'}, default='ovr'
+        'ovr': one binary problem per class (one for two classes).
+        'crammer_singer': one joint problem over all classes (Crammer and Singer;
+        LIBLINEAR ``-s 4``), solved by the sequential dual method
+        (:mod:`dualsvm.solvers.crammer_singer`) with ``tol`` as its ``-e``; its loss is
+        the multi-class hinge whatever ``loss`` says (as in scikit-learn), the bias
+        is augmented or none, ``solver`` must be 'dcd', ``penalty`` 'l2' and
+        ``dual`` 'auto' or True. ``coef_`` is (n_classes, n_features), one row
+        (w_1 - w_0) for two classes; ``alpha_`` (n_classes, n_samples) and one
+        certificate for the whole problem (``primal_`` etc. of length 1).
     solver : {'dcd', 'pegasos', 'implicit'}, default='dcd'
         'dcd': dual coordinate descent. 'pegasos' and 'implicit': stochastic steps
         on w in the primal (Pegasos, optionally with mini-batches; implicit, i.e.
@@ -115,7 +142,9 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     alpha_ : ndarray of shape (n_problems, n_samples)
-        Dual variables of each binary problem, in training-row order.
+        Dual variables of each binary problem, in training-row order (the dual
+        point of the certificate for the primal solvers; for
+        ``multi_class='crammer_singer'``, (n_classes, n_samples): a_i^m).
     n_iter_ : int
         Largest number of epochs run over the binary problems.
     primal_, dual_, gap_ : ndarray of shape (n_problems,)
@@ -139,6 +168,9 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
         "loss": [StrOptions(set(LOSSES))],
+        "penalty": [StrOptions({"l1", "l2"})],
+        "dual": ["boolean", StrOptions({"auto"})],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "solver": [StrOptions({"dcd", "pegasos", "implicit"})],
         "fit_intercept": ["boolean"],
         "intercept_mode": [StrOptions({"augmented", "exact"})],
@@ -158,13 +190,17 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         "monitor": ["boolean", None],
     }
 
-    def __init__(self, C=1.0, *, loss="squared_hinge", solver="dcd", fit_intercept=True,
+    def __init__(self, C=1.0, *, loss="squared_hinge", penalty="l2", dual="auto",
+                 multi_class="ovr", solver="dcd", fit_intercept=True,
                  intercept_mode="augmented", intercept_scaling=1.0, tol=1e-4, gap_tol=None,
                  max_iter=1000, time_limit=None, shrinking=True, shuffle=True, batch_size=1,
                  random_state=None, class_weight=None, warm_start=False, callback=None,
                  verbose=0, monitor=None):
         self.C = C
         self.loss = loss
+        self.penalty = penalty
+        self.dual = dual
+        self.multi_class = multi_class
         self.solver = solver
         self.fit_intercept = fit_intercept
         self.intercept_mode = intercept_mode
@@ -286,6 +322,17 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         return self
 
     def _check_solver(self):
+        kind = solver_type(self.get_params(deep=False))  # scikit-learn's combinations
+        if self.solver != "dcd" and (kind == CRAMMER_SINGER or self.penalty == "l1"
+                                     or self.dual is True):
+            raise ValueError(f"solver={self.solver!r} runs stochastic steps on w for the L2 "
+                             "penalty, one-vs-rest; multi_class='crammer_singer', "
+                             "penalty='l1' and dual=True need solver='dcd'")
+        if self._bias_mode() == "exact" and (kind == CRAMMER_SINGER or kind in PRIMAL_CD_TYPES):
+            raise ValueError("intercept_mode='exact' (the constraint y'a = 0) is a property of "
+                             "the binary L2-penalty dual; with multi_class='crammer_singer', "
+                             "penalty='l1' or dual=False the intercept is augmented "
+                             "(intercept_mode='augmented') or none")
         if self.solver in PRIMAL_SOLVERS and self._bias_mode() == "exact":
             raise ValueError(f"solver={self.solver!r} fits the intercept as an augmented feature "
                              "(intercept_mode='augmented') or not at all; the exact intercept "
@@ -309,6 +356,16 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         or w and step counts (primal solvers), when they fit the data; else None."""
         if not (self.warm_start and hasattr(self, "coef_") and hasattr(self, "t_")):
             return None
+        kind = solver_type(self.get_params(deep=False))
+        if kind == CRAMMER_SINGER:
+            alpha = getattr(self, "alpha_", None)
+            same = alpha is not None and alpha.shape == (len(classes), X.shape[0])
+            return WarmStart(alpha=alpha) if same else None
+        if kind in PRIMAL_CD_TYPES:
+            weights = self._weights()
+            same = np.array_equal(self.classes_, classes) and \
+                weights.shape[1] == self._n_weights(X)
+            return WarmStart(weights=weights) if same else None
         if self.solver in PRIMAL_SOLVERS:
             weights = self._weights()
             if np.array_equal(self.classes_, classes) and weights.shape[1] == self._n_weights(X):

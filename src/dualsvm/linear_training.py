@@ -13,12 +13,62 @@ import numpy as np
 
 from .fits import LinearFit, LinearSVRFit
 from .multiclass import one_vs_rest, solve_tasks
-from .problem import DualProblem, SVRDualProblem
+from .problem import CrammerSingerProblem, DualProblem, L1RegularizedProblem, SVRDualProblem
 from .solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
+from .solvers.crammer_singer import CrammerSingerCD
+from .solvers.primal_cd import PrimalCD
 from .validation import random_generator
 
 #: LinearSVC's ``solver`` values that run in the primal (stochastic steps on w).
 PRIMAL_SOLVERS = {"pegasos": Pegasos, "implicit": ImplicitSGD}
+
+#: scikit-learn's and LIBLINEAR's table of LinearSVC's one-vs-rest problems:
+#: loss -> penalty -> dual -> LIBLINEAR's ``-s``. Combinations not in it are refused.
+SOLVER_TYPES = {"hinge": {"l2": {True: 3}},
+                "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}}}
+#: LIBLINEAR's ``-s`` of Crammer and Singer's multi-class SVM (``multi_class='crammer_singer'``).
+CRAMMER_SINGER = 4
+#: The ``-s`` values served by primal coordinate descent (:mod:`dualsvm.solvers.primal_cd`).
+PRIMAL_CD_TYPES = (2, 5)
+
+
+def solver_type(params):
+    """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved.
+
+    ``multi_class='crammer_singer'`` is ``-s 4`` whatever the loss (its loss is the
+    multi-class hinge), as in scikit-learn; it is a dual method, so ``dual=False``
+    and ``penalty='l1'`` are refused with it. Otherwise ``SOLVER_TYPES``:
+    ``dual='auto'`` takes the dual whenever the combination has one (dualsvm's
+    dual solvers are its fast path; scikit-learn's 'auto' also weighs n_samples
+    against n_features to choose LIBLINEAR's Newton method), else the primal.
+    Parameters missing from ``params`` (model files of older versions) take
+    their defaults.
+
+    Raises
+    ------
+    ValueError
+        A combination scikit-learn refuses, with scikit-learn's message.
+    """
+    penalty, loss = params.get("penalty", "l2"), params.get("loss", "squared_hinge")
+    dual = params.get("dual", "auto")
+    if params.get("multi_class", "ovr") == "crammer_singer":
+        if penalty != "l2" or dual is False:
+            raise ValueError(f"multi_class='crammer_singer' is solved in the dual with the L2 "
+                             f"penalty (LIBLINEAR -s 4); penalty={penalty!r} and dual={dual!r} "
+                             "do not apply to it: use penalty='l2' and dual='auto' or True")
+        return CRAMMER_SINGER
+    by_dual = SOLVER_TYPES.get(loss, {}).get(penalty)
+    if by_dual is None:
+        reason = f"The combination of penalty='{penalty}' and loss='{loss}' is not supported"
+    else:
+        if dual == "auto":
+            dual = True in by_dual
+        if dual in by_dual:
+            return by_dual[dual]
+        reason = (f"The combination of penalty='{penalty}' and loss='{loss}' are not "
+                  f"supported when dual={dual}")
+    raise ValueError(f"Unsupported set of arguments: {reason}, Parameters: "
+                     f"penalty='{penalty}', loss='{loss}', dual={dual}")
 
 
 @dataclass
@@ -114,6 +164,10 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
     LinearFit
     """
     classes = np.unique(y) if classes is None else classes
+    kind = solver_type(params)
+    if kind == CRAMMER_SINGER:
+        return fit_crammer_singer(X, y, cost, params, start=start, classes=classes,
+                                  max_iter=max_iter)
     solver_name = params["solver"]
     primal = solver_name in PRIMAL_SOLVERS
     start = WarmStart() if start is None else start
@@ -133,6 +187,13 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
 
     def build(task):
         k = tasks.index(task)
+        if kind in PRIMAL_CD_TYPES:
+            problem_class = L1RegularizedProblem if kind == 5 else DualProblem
+            problem = problem_class(X, task.y, cost, params["loss"], mode,
+                                    params["intercept_scaling"])
+            solver = PrimalCD(problem, params["tol"], **common,
+                              w=None if start.weights is None else start.weights[k])
+            return problem, solver, max_iter or params["max_iter"]
         problem = DualProblem(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
         if primal:
             options = {"batch_size": params["batch_size"]} if solver_name == "pegasos" else {}
@@ -172,6 +233,48 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
         lambda_=1.0 / cost_seen if cost_seen > 0 else float("inf"),
         t_=np.array([s.solver.t if primal else 0 for s in solved]),
     )
+
+
+def fit_crammer_singer(X, y, cost, params, *, start=None, classes=None, max_iter=None):
+    """Train Crammer and Singer's multi-class SVM (LIBLINEAR ``-s 4``) by the
+    sequential dual method (:class:`~dualsvm.solvers.crammer_singer.CrammerSingerCD`).
+
+    Arguments as :func:`fit_linear` (``start.alpha``: a previous ``alpha_``,
+    (n_classes, n_samples), used when feasible for these costs). The bias is the
+    augmented feature (LIBLINEAR's ``-B``) or none. With two classes, ``coef_``
+    and ``intercept_`` are w_1 - w_0 and b_1 - b_0 (scikit-learn's layout, one row
+    deciding for ``classes_[1]``); otherwise one row per class, the decision
+    being the class of the largest x'coef_m + b_m. The certificate (one entry)
+    is that of the whole multi-class problem.
+    """
+    classes = np.unique(y) if classes is None else classes
+    mode = bias_mode(params)
+    if mode == "exact":
+        raise ValueError("multi_class='crammer_singer' fits the intercept as an augmented "
+                         "feature (intercept_mode='augmented', LIBLINEAR's -B) or not at all; "
+                         "the exact intercept is not available for it")
+    problem = CrammerSingerProblem(X, np.searchsorted(classes, y), cost, len(classes), mode,
+                                   params["intercept_scaling"])
+    start = WarmStart() if start is None else start
+    solver = CrammerSingerCD(problem, params["tol"], shrinking=params["shrinking"],
+                             shuffle=params["shuffle"],
+                             random_state=random_generator(params["random_state"]),
+                             alpha=None if start.alpha is None else np.asarray(start.alpha))
+    result = run_epochs(solver, problem, Stopping(
+        max_iter=max_iter or params["max_iter"], gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=_monitor(params),
+        time_limit=params["time_limit"]))
+    coef, intercept = problem.coef_intercept(result.w)
+    if len(classes) == 2:
+        coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+    cost_sum = float(cost.sum())
+    return LinearFit(
+        params=dict(params), classes_=classes, coef_=coef, intercept_=intercept,
+        alpha_=np.array(result.alpha), n_iter_=result.n_iter,
+        primal_=np.array([result.primal]), dual_=np.array([result.dual]),
+        gap_=np.array([result.gap]), status_=[result.status], history_=[result.history],
+        n_samples_seen_=int(np.count_nonzero(cost > 0)),
+        lambda_=1.0 / cost_sum if cost_sum > 0 else float("inf"), t_=np.zeros(1, dtype=int))
 
 
 def fit_linear_svr(X, y, cost, params, *, alpha=None):
@@ -237,9 +340,14 @@ def path_start(fit, ratio, params, start="dual"):
     """
     if start not in PATH_STARTS:
         raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
+    kind = solver_type(params)
+    if kind == CRAMMER_SINGER:  # its box and equalities scale with C too
+        return WarmStart(alpha=None if start == "primal" else fit.alpha_).rescaled(ratio)
     weights = stacked_weights(fit.coef_, fit.intercept_, params)
     if params["solver"] in PRIMAL_SOLVERS:
         return WarmStart(weights=weights, steps=fit.t_)
+    if kind in PRIMAL_CD_TYPES:  # primal coordinate descent continues from w
+        return WarmStart(weights=weights)
     if start != "dual" and bias_mode(params) == "exact":
         raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "
                          "(intercept_mode='exact') has not: its dual needs y'a = 0; use "

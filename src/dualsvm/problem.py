@@ -39,6 +39,11 @@ Bias modes:
   the bias weight w_d is regularised like the others and b = B w_d.
 * ``exact``: b is free (unregularised), which adds the constraint y'a = 0.
 
+Two more linear problems have their own primal and dual here:
+:class:`L1RegularizedProblem` (||w||_1 in place of 1/2 w'w, LIBLINEAR ``-s 5``,
+solved in the primal) and :class:`CrammerSingerProblem` (one w per class, the
+multi-class hinge loss, LIBLINEAR ``-s 4``).
+
 :class:`DualProblem` is the linear problem (solvers keep w);
 :class:`KernelDualProblem` the kernel one (solvers keep the gradient). Both take
 (D_ii, U_i) from :func:`dual_parameters` and the exact bias from the same KKT rule.
@@ -173,6 +178,8 @@ class DualProblem(BoxDual):
 
     #: Whether y holds real targets (:class:`SVRDualProblem`) rather than labels.
     regression = False
+    #: The regulariser of the primal: 1/2 w'w ('l2') or ||w||_1 ('l1', :class:`L1RegularizedProblem`).
+    penalty = "l2"
 
     def __post_init__(self):
         self.check_modes()
@@ -380,6 +387,204 @@ class SVRDualProblem(DualProblem):
     def dual_point(self, decision):
         raise ValueError("regression problems are solved in the dual only (no primal "
                          "solver maps w to a dual point)")
+
+
+@dataclass(eq=False)
+class L1RegularizedProblem(DualProblem):
+    """L1-regularised L2-loss SVC (LIBLINEAR ``-s 5``), a primal problem, with a dual
+    for its certificate.
+
+    Primal, with margins m_i = y_i w'x_i (the augmented bias inside w, penalised
+    like the other weights, as LIBLINEAR does by default)::
+
+        min_w  P(w) = ||w||_1 + sum_i C_i max(0, 1 - m_i)^2
+
+    Dual (Fenchel: C max(0, 1 - m)^2 = max_{a >= 0} a (1 - m) - a^2 / (4 C), and
+    min_w ||w||_1 - w'v is 0 when ||v||_inf <= 1, else -inf)::
+
+        max_a  D(a) = sum_i (a_i - a_i^2 / (4 C_i)),   a >= 0,   ||X'(y * a)||_inf <= 1
+
+    the same separable terms as the L2-regularised dual (:func:`dual_terms` with
+    D_ii = 1/(2 C_i)) on another feasible set. A dual point for a primal w
+    (:meth:`dual_point`): the KKT map a_i = 2 C_i max(0, 1 - m_i), scaled by the
+    s >= 0 that maximises D(s a) (a concave quadratic) subject to
+    s ||X'(y * a)||_inf <= 1. At the optimum w* the optimality condition
+    |X'(y * a)|_j <= 1 (with equality where w*_j != 0) makes s = 1 feasible and
+    optimal, so P(w) - D(s a) closes as w approaches w*. Parameters as
+    :class:`DualProblem` (the loss is the squared hinge; bias 'none' or 'augmented').
+    """
+
+    penalty = "l1"
+
+    def check_modes(self):
+        _check_modes(self.loss, self.bias, ("none", "augmented"), ("squared_hinge",))
+
+    def primal(self, w, intercept=0.0, decision=None):
+        """P(w) = ||w||_1 + sum_i C_i max(0, 1 - y_i w'x_i)^2."""
+        if decision is None:
+            decision = self.decision(w)
+        return float(np.abs(w).sum()) + self.loss_sum(decision, intercept)
+
+    def dual(self, alpha, w=None):
+        """D(a) = sum_i (a_i - a_i^2 / (4 C_i)); -inf when ||X'(y * a)||_inf > 1
+        (beyond rounding), i.e. for an infeasible a. ``w``: X'(y * a) if known."""
+        v = self.weights(alpha) if w is None else w
+        if float(np.abs(v).max(initial=0.0)) > 1.0 + 1e-12:
+            return -np.inf
+        return self.dual_sum(alpha)
+
+    def dual_point(self, decision):
+        """The feasible dual point of a primal w, from its decisions (class docstring)."""
+        alpha = self.kkt_alpha(decision)
+        linear = float(alpha.sum())
+        quadratic = float(self.diag @ (alpha * alpha))  # D(s a) = s lin - s^2 quad / 2
+        if linear <= 0.0:
+            return np.zeros_like(alpha)
+        largest = float(np.abs(self.weights(alpha)).max(initial=0.0))
+        scale = linear / quadratic if quadratic > 0 else np.inf
+        if largest > 0.0:
+            scale = min(scale, 1.0 / largest)
+        return alpha * scale
+
+    def evaluate_primal(self, w):
+        """(primal, dual, relative gap, dual point) of a primal w (see :meth:`dual_point`)."""
+        decision = self.decision(w)
+        alpha = self.dual_point(decision)
+        primal = self.primal(w, 0.0, decision)
+        dual = self.dual(alpha)
+        return primal, dual, relative_gap(primal, dual), alpha
+
+
+@dataclass(eq=False)
+class CrammerSingerProblem:
+    """Crammer and Singer's multi-class SVM (LIBLINEAR ``-s 4``), k classes, one
+    weight vector w_m per class, rows x_i with class y_i and cost C_i.
+
+    Primal::
+
+        min_W  P(W) = 1/2 sum_m ||w_m||^2 + sum_i C_i max_m (e_i^m + w_m'x_i - w_{y_i}'x_i)
+
+    with e_i^m = 1 for m != y_i and 0 for m = y_i (so each max is >= 0: the
+    multi-class hinge loss). Dual (LIBLINEAR's, in the minimisation form
+    f = -D), one variable a_i^m per row and class::
+
+        min_a  f(a) = 1/2 sum_m ||w_m(a)||^2 + sum_i sum_m e_i^m a_i^m,
+               w_m(a) = sum_i a_i^m x_i,   sum_m a_i^m = 0,   a_i^m <= C_i^m
+
+    with C_i^m = C_i for m = y_i and 0 otherwise; since sum_m a_i^m = 0,
+    D(a) = -f(a) = sum_i a_i^{y_i} - 1/2 ||W(a)||^2, and P(W(a)) - D(a) >= 0
+    certifies a model. LIBLINEAR prints f at the end of training.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of shape (n_samples, n_features)
+        float64 rows (CSR with sorted indices).
+    labels : ndarray of int64, shape (n_samples,)
+        The class index y_i in 0..n_classes-1 of every row.
+    C : ndarray of shape (n_samples,)
+        C_i = C * class_weight[y_i] * sample_weight_i, all >= 0.
+    n_classes : int
+    bias : {'none', 'augmented'}
+        The bias as an augmented feature of value ``bias_scale`` (LIBLINEAR's
+        ``-B``: its weights are regularised), or none.
+    bias_scale : float
+
+    ``alpha`` is stored as (n_classes, n_samples), W as (n_weights, n_classes).
+    """
+
+    X: object
+    labels: np.ndarray
+    C: np.ndarray
+    n_classes: int
+    bias: str = "augmented"
+    bias_scale: float = 1.0
+
+    def __post_init__(self):
+        _check_modes("hinge", self.bias, ("none", "augmented"))
+        self.labels = np.asarray(self.labels, dtype=np.int64)
+        self.C = np.asarray(self.C, dtype=np.float64)
+        self.rows = kernel_rows(self.X)
+        self.q_diag = squared_norms(self.rows, self.n_samples, self.augmented_value)
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    @property
+    def augmented_value(self):
+        """B in compiled kernels: 0.0 unless the bias is an augmented feature."""
+        return float(self.bias_scale) if self.bias == "augmented" else 0.0
+
+    @property
+    def n_weights(self):
+        return self.n_features + (self.bias == "augmented")
+
+    def feasible(self, alpha):
+        """A warm start (n_classes, n_samples) if it satisfies the constraints for the
+        current costs (within rounding), else zeros."""
+        zeros = np.zeros((self.n_classes, self.n_samples))
+        if alpha is None:
+            return zeros
+        alpha = np.array(alpha, dtype=np.float64)
+        if alpha.shape != zeros.shape:
+            return zeros
+        rows = np.arange(self.n_samples)
+        upper = np.zeros_like(alpha)
+        upper[self.labels, rows] = self.C
+        scale = max(1.0, float(self.C.max(initial=0.0)))
+        if (alpha > upper + 1e-12 * scale).any() or \
+                np.abs(alpha.sum(axis=0)).max(initial=0.0) > 1e-10 * scale:
+            return zeros
+        return alpha
+
+    def weights(self, alpha):
+        """W(a) (n_weights, n_classes): w_m = sum_i a_i^m x_i, the augmented row last."""
+        W = np.empty((self.n_weights, self.n_classes))
+        W[: self.n_features] = np.asarray(self.X.T @ alpha.T)
+        if self.bias == "augmented":
+            W[-1] = self.bias_scale * alpha.sum(axis=1)
+        return W
+
+    def scores(self, W):
+        """w_m'x_i (n_samples, n_classes), the augmented bias included."""
+        out = np.asarray(self.X @ W[: self.n_features])
+        if self.bias == "augmented":
+            out = out + self.bias_scale * W[-1]
+        return out
+
+    def loss_sum(self, scores):
+        """sum_i C_i max_m (e_i^m + s_im - s_iy_i): the multi-class hinge losses."""
+        rows = np.arange(self.n_samples)
+        margins = scores - scores[rows, self.labels][:, None] + 1.0
+        margins[rows, self.labels] = 0.0
+        return float(self.C @ margins.max(axis=1))
+
+    def primal(self, W):
+        """P(W) = 1/2 ||W||^2 + the weighted multi-class hinge losses."""
+        return 0.5 * float(np.sum(W * W)) + self.loss_sum(self.scores(W))
+
+    def dual(self, alpha, W):
+        """D(a) = sum_i a_i^{y_i} - 1/2 ||W(a)||^2, with W = W(a)."""
+        own = float(alpha[self.labels, np.arange(self.n_samples)].sum())
+        return own - 0.5 * float(np.sum(W * W))
+
+    def evaluate(self, alpha, W):
+        """(primal, dual, relative gap, 0.0) of a dual point and its W = W(a)."""
+        primal = self.primal(W)
+        dual = self.dual(alpha, W)
+        return primal, dual, relative_gap(primal, dual), 0.0
+
+    def coef_intercept(self, W, intercept=None):
+        """(coef (n_classes, n_features), intercept (n_classes,)) of the decision
+        x'coef_m + b_m; b_m = B w_m[d] for the augmented bias, else 0."""
+        coef = np.ascontiguousarray(W[: self.n_features].T)
+        if self.bias == "augmented":
+            return coef, self.bias_scale * W[-1].copy()
+        return coef, np.zeros(self.n_classes)
 
 
 @dataclass(eq=False)

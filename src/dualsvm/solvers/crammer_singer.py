@@ -1,0 +1,86 @@
+"""Crammer and Singer's multi-class SVM by the sequential dual method: the Python side.
+
+``CrammerSingerCD`` is LIBLINEAR's ``Solver_MCSVM_CS`` (``-s 4``) on a
+:class:`~dualsvm.problem.CrammerSingerProblem`: each step solves one row's
+k-variable sub-problem exactly (:mod:`._cs_kernels`). ``tol`` is LIBLINEAR's
+``-e``; with the violation of a pass, the largest max_m G_m - min_m G_m over the
+rows it stepped on, LIBLINEAR's rule is:
+
+* violation < eps_shrink (first max(10 tol, 1)): if it is also < tol and the pass
+  ran on the full, unshrunk problem, training has converged; otherwise every row
+  and class is made active again and eps_shrink = max(eps_shrink / 2, tol);
+* else the next pass keeps the shrunk problem.
+
+``certificate()`` gives P(W) - D(a) of the problem (one product X W per call).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._random import new_state
+from ._cs_kernels import cs_epoch
+
+
+class CrammerSingerCD:
+    """The sequential dual method; ``alpha`` is (n_classes, n_samples), ``w`` the
+    (n_weights, n_classes) W(alpha)."""
+
+    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None):
+        self.problem = problem
+        self.tol = tol
+        self.shrinking = shrinking
+        self.shuffle = shuffle
+        self.state = new_state(random_state)
+        k, n = problem.n_classes, problem.n_samples
+        X = problem.X
+        # one compiled loop for both layouts: dense rows as CSR (zeros add nothing)
+        csr = X if sp.issparse(X) else sp.csr_matrix(X)
+        self._data = csr.data
+        self._indices = csr.indices.astype(np.int64, copy=False)
+        self._indptr = csr.indptr.astype(np.int64, copy=False)
+        start = problem.feasible(alpha)
+        self.w = problem.weights(start)
+        # the kernel reads a row's k variables together: rows of (n, k)
+        self._alpha = np.ascontiguousarray(start.T)
+        self.index = np.flatnonzero(problem.C > 0).astype(np.int64)
+        self.n_movable = self.active_size = len(self.index)
+        self.class_index = np.tile(np.arange(k, dtype=np.int64), (n, 1))
+        self.n_active = np.full(n, k, dtype=np.int64)
+        self.y_pos = problem.labels.copy()
+        self._scratch = [np.zeros(k) for _ in range(4)] + [np.zeros(k, dtype=np.int64),
+                                                          np.zeros(k)]
+        self.eps_shrink = max(10.0 * tol, 1.0)
+        self.start_from_all = True
+        self.violation = np.inf
+
+    @property
+    def alpha(self):
+        """The dual variables a_i^m as (n_classes, n_samples)."""
+        return self._alpha.T
+
+    def epoch(self):
+        p = self.problem
+        G, B, D, alpha_new, d_ind, d_val = self._scratch
+        self.active_size, violation = cs_epoch(
+            self._data, self._indices, self._indptr, p.augmented_value, p.C, p.q_diag,
+            self._alpha, self.w, self.index, self.active_size, self.class_index,
+            self.n_active, self.y_pos, self.shrinking, self.state, self.shuffle,
+            G, B, D, alpha_new, d_ind, d_val)
+        self.violation = max(violation, 0.0)
+        if violation < self.eps_shrink:
+            if violation < self.tol and self.start_from_all:
+                return True
+            self._restore()
+            self.eps_shrink = max(self.eps_shrink / 2.0, self.tol)
+            self.start_from_all = True
+        else:
+            self.start_from_all = False
+        return False
+
+    def _restore(self):
+        """Every row and class active again (LIBLINEAR's un-shrinking)."""
+        self.active_size = self.n_movable
+        self.n_active[:] = self.problem.n_classes
+
+    def certificate(self):
+        return self.problem.evaluate(self.alpha, self.w)
