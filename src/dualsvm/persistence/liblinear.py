@@ -11,7 +11,13 @@
     d lines (d + 1 when B >= 0) of nr_w values "%.17g " each
 
 with nr_w = 1 for two classes (w decides for ``label[0]``, so the labels are
-written as ``classes_[1] classes_[0]``) and K otherwise. With B >= 0 the last
+written as ``classes_[1] classes_[0]``) and K otherwise. The solver_type names the
+problem the model solves: L2R_L2LOSS_SVC_DUAL, L2R_L1LOSS_SVC_DUAL,
+L2R_L2LOSS_SVC (``dual=False``), L1R_L2LOSS_SVC (``penalty='l1'``) or MCSVM_CS
+(``multi_class='crammer_singer'``, whose nr_w is K even for two classes: its one
+row coef = w_1 - w_0 is written as the columns w_0 = -coef / 2 and w_1 = coef / 2,
+the solution LIBLINEAR's own has, since a_i^0 = -a_i^1; its prediction then
+reads only w_0'x > 0). With B >= 0 the last
 line is the bias weight w_b and the intercept is B * w_b; an exact
 (unregularised) intercept is written with B = 1. A regression model
 (:class:`~dualsvm.fits.LinearSVRFit`) is written as LIBLINEAR writes ``-s 12`` /
@@ -109,7 +115,13 @@ def export_liblinear(fit, path):
             # LIBLINEAR's single w decides for label[0]; ours for classes_[1].
             labels = [labels[1], labels[0]]
         weights = coef.T  # (d, nr_w)
-        solver = "L2R_L1LOSS_SVC_DUAL" if params.get("loss") == "hinge" else "L2R_L2LOSS_SVC_DUAL"
+        solver = classifier_type(params)
+        if solver == "MCSVM_CS" and len(labels) == 2:
+            # back to classes_ order, w_0 = -w_1 as LIBLINEAR's solution has it (its
+            # prediction reads w_0'x > 0 only), with w_1 - w_0 = coef
+            labels = labels[::-1]
+            weights = np.hstack([-0.5 * weights, 0.5 * weights])
+            intercept = np.concatenate([-0.5 * intercept, 0.5 * intercept])
         header = [f"solver_type {solver}", f"nr_class {len(labels)}",
                   "label " + " ".join(str(label) for label in labels)]
     bias, bias_row = _bias_row(params, intercept)
@@ -118,6 +130,27 @@ def export_liblinear(fit, path):
     lines.extend("".join("%.17g " % v for v in row) for row in rows)
     text = "\n".join(lines) + "\n"
     atomic_write(path, lambda f: f.write(text.encode("ascii")))
+
+
+def classifier_type(params):
+    """LIBLINEAR's solver_type of a classifier's parameters (see the module docstring)."""
+    if params.get("multi_class") == "crammer_singer":
+        return "MCSVM_CS"
+    if params.get("penalty") == "l1":
+        return "L1R_L2LOSS_SVC"
+    if params.get("loss") == "hinge":
+        return "L2R_L1LOSS_SVC_DUAL"
+    return "L2R_L2LOSS_SVC" if params.get("dual") is False else "L2R_L2LOSS_SVC_DUAL"
+
+
+#: The LinearSVC parameters of the classifiers' solver_types dualsvm trains (the others,
+#: logistic regression, import with the defaults: prediction needs only w).
+_CLASSIFIER_PARAMS = {
+    "L2R_L1LOSS_SVC_DUAL": {"loss": "hinge"},
+    "L2R_L2LOSS_SVC": {"dual": False},
+    "L1R_L2LOSS_SVC": {"penalty": "l1", "dual": False},
+    "MCSVM_CS": {"multi_class": "crammer_singer"},
+}
 
 
 def import_liblinear(path):
@@ -220,7 +253,7 @@ def import_liblinear(path):
         order = np.argsort(labels, kind="stable")
         classes, coef, intercept = labels[order], weights[:, order].T, offsets[order]
 
-    params = {"loss": "hinge" if solver == "L2R_L1LOSS_SVC_DUAL" else "squared_hinge",
+    params = {"loss": "squared_hinge", **_CLASSIFIER_PARAMS.get(solver, {}),
               "fit_intercept": bool(bias > 0), "intercept_scaling": bias if bias > 0 else 1.0}
     return LinearFit(params=params, classes_=classes,
                      coef_=np.ascontiguousarray(coef, dtype=np.float64),

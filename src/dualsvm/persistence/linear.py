@@ -6,7 +6,9 @@ int, the largest number of epochs):
 
 ``coef_``
     float64, shape (n_problems, n_features_in); n_problems is 1 for two
-    classes, else n_classes (one-vs-rest).
+    classes, else n_classes (one-vs-rest, or Crammer and Singer's one weight
+    vector per class; the certificate lists of a ``multi_class='crammer_singer'``
+    model have one entry).
 ``intercept_``
     float64, shape (n_problems,).
 ``classes_``
@@ -111,9 +113,12 @@ def read_linear(path, meta, arrays):
     n_iter = meta.get("n_iter")
     if n_iter is not None and not (isinstance(n_iter, int) and n_iter >= 0):
         raise bad(f"n_iter {n_iter!r}")
-    return LinearFit(params=params_from_json(meta, bad), classes_=classes, coef_=coef,
+    params = params_from_json(meta, bad)
+    # Crammer and Singer's model is one problem over all classes: one certificate
+    n_certificates = 1 if params.get("multi_class") == "crammer_singer" else n_problems
+    return LinearFit(params=params, classes_=classes, coef_=coef,
                      intercept_=intercept, n_iter_=n_iter, feature_names_in_=names,
-                     **certificate_from_json(meta, n_problems, bad))
+                     **certificate_from_json(meta, n_certificates, bad))
 
 
 def save_linear_svr(fit, path):
