@@ -5,7 +5,8 @@ and the flags a kind of training refuses."""
 import os
 
 from ..constants import LIBLINEAR_TOL
-from .parser import KERNEL_OPTIONS, LIBLINEAR_REGRESSIONS, refuse, weight_pair
+from .parser import KERNEL_OPTIONS, LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, refuse, \
+    weight_pair
 
 #: The early-stop warning's advice.
 ADVICE = "Increase --max-iter or --time-limit, or loosen -e."
@@ -70,3 +71,10 @@ def refuse_regression(args, why):
         raise refuse(f"-s {args.solver}", why)
     if args.epsilon is not None:
         raise refuse("-p", why)
+
+
+def refuse_in_memory_solvers(args, why):
+    """A usage error when -s 4 (Crammer-Singer) or -s 5 (L1-regularized) is asked for by
+    a kind of training that has neither (out of core, on a cluster)."""
+    if args.solver in LIBLINEAR_SOLVER_PARAMS:
+        raise refuse(f"-s {args.solver}", why)

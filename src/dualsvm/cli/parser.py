@@ -16,10 +16,15 @@ PROG = "dualsvm"
 
 #: LIBLINEAR's -s values this tool trains, with their loss.
 LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge", 12: "squared_epsilon_insensitive",
-                   13: "epsilon_insensitive"}
+                   13: "epsilon_insensitive", 4: "squared_hinge", 5: "squared_hinge"}
+#: -s 4 (Crammer and Singer's multi-class SVM) and -s 5 (L1-regularised L2-loss SVC):
+#: the LinearSVC parameters that select them.
+LIBLINEAR_SOLVER_PARAMS = {4: {"multi_class": "crammer_singer"},
+                           5: {"penalty": "l1", "dual": False}}
 #: Those that are regressions (support vector regression, dual).
 LIBLINEAR_REGRESSIONS = (12, 13)
-_TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 12 (L2-loss SVR, dual) and "
+_TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 4 (Crammer-Singer multi-class, "
+               "dual), 5 (L1-regularized L2-loss SVC, primal), 12 (L2-loss SVR, dual) and "
                "13 (L1-loss SVR, dual)")
 
 
@@ -182,7 +187,9 @@ def build_parser():
     train.add_argument("--help", action="help", help="show this help message and exit")
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
-                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual; with a "
+                            "dual; 4 = Crammer-Singer multi-class SVC, dual; 5 = "
+                            "L1-regularized L2-loss SVC, primal; 12 = L2-loss SVR, dual; 13 = "
+                            "L1-loss SVR, dual; with a "
                             "kernel option LIBSVM's svm_type: 0 = C-SVC (default), 1 = nu-SVC, "
                             "2 = one-class SVM, 3 = epsilon-SVR, 4 = nu-SVR")
     # one -p for both tools: LIBLINEAR's (-s 12, 13) and LIBSVM's (-s 3 with a kernel

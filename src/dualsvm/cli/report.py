@@ -67,9 +67,12 @@ class Reporter:
         for k, status in enumerate(fit.status_):
             prefix = "" if len(names) == 1 else (
                 f"{names[k]}: " if isinstance(fit, KernelFit) else f"class {names[k]}: ")
+            # one problem over several intercepts (Crammer-Singer): no single b to show
+            bias = f", b = {fit.intercept_[k]:.10g}" if \
+                len(fit.intercept_) == len(fit.status_) else ""
             self(f"{prefix}optimization finished, #iter = {iterations[k]}, "
                  f"primal = {fit.primal_[k]:.10g}, dual = {fit.dual_[k]:.10g}, "
-                 f"gap = {fit.gap_[k]:.3e}, b = {fit.intercept_[k]:.10g}"
+                 f"gap = {fit.gap_[k]:.3e}{bias}"
                  + ("" if status in FINISHED else f" (stopped: {status})"))
 
     def save(self, fit, model_path, save):
@@ -108,10 +111,10 @@ class Reporter:
 
 def problem_names(fit):
     """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'
-    (None for the one problem of a linear regression, the kind of a kernel model's one
-    problem: one-class, regression)."""
-    if isinstance(fit, LinearSVRFit):
-        return [None]
+    (None for the one problem of a linear regression or of Crammer and Singer's
+    multi-class SVM, the kind of a kernel model's one problem: one-class, regression)."""
+    if isinstance(fit, LinearSVRFit) or fit.params.get("multi_class") == "crammer_singer":
+        return [None]  # one problem: a regression, or Crammer and Singer's over all classes
     if isinstance(fit, KernelFit) and not fit.classifies:
         return [fit.kind]
     if isinstance(fit, KernelFit):

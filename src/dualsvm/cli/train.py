@@ -1,4 +1,5 @@
-"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation);
+"""``dualsvm train FILE``: a linear model (LIBLINEAR's train, with -v cross validation):
+-s 1 and 3 (dual CD), 4 (Crammer-Singer), 5 (L1-regularized, primal CD);
 -s 12 and -s 13 (regression) are trained by :mod:`.train_svr`.
 
 Kernel options send ``train`` to :mod:`.train_kernel`, a dataset directory to
@@ -19,12 +20,19 @@ from ..validation import check_classes, sample_costs
 from . import train_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
     model_path, refuse_given
-from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_TYPES, PROG, CommandError, UsageError, refuse
+from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, LIBLINEAR_TYPES, PROG, \
+    CommandError, UsageError, refuse
 from .outputs import check_writable, write_error
 from .report import Reporter
 
 
+#: LIBLINEAR's default -e of -s 5 (the others': :data:`dualsvm.constants.LIBLINEAR_TOL`).
+L1_TOL = 0.01
+
+
 def run(args):
+    if args.solver == 5 and args.tol is None:
+        args.tol = L1_TOL
     linear_defaults(args)
     if args.solver in LIBLINEAR_REGRESSIONS:
         return train_svr.run(args)
@@ -36,6 +44,13 @@ def run(args):
     if args.exact_bias and args.bias is not None and args.bias >= 0:
         raise UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
                          "has no augmented feature")
+    if args.solver in LIBLINEAR_SOLVER_PARAMS:
+        if args.exact_bias:
+            raise refuse("--exact-bias", f"does not apply to -s {args.solver}: its bias is "
+                                         "LIBLINEAR's -B (an augmented feature) or none")
+        if args.find_C:
+            raise refuse("-C", f"does not apply to -s {args.solver}; the search for C trains "
+                               "-s 1 and -s 3")
     if args.c_grid is not None and not args.find_C:
         raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
     if args.find_C and args.given_C and args.c_grid is not None:
@@ -63,8 +78,11 @@ def run(args):
         shuffle=not args.cyclic, batch_size=1, random_state=args.seed, class_weight=weights,
         warm_start=False, callback=None,
         verbose=0 if args.quiet or args.folds or args.find_C else 2,
-        monitor=True if args.trace else None)
-    solver = "pair-dcd" if args.exact_bias else "dcd-l1" if args.solver == 3 else "dcd-l2"
+        monitor=True if args.trace else None,
+        **{"penalty": "l2", "dual": "auto", "multi_class": "ovr",
+           **LIBLINEAR_SOLVER_PARAMS.get(args.solver, {})})
+    solver = ("pair-dcd" if args.exact_bias else {3: "dcd-l1", 4: "cs-dual",
+                                                   5: "l1-primal-cd"}.get(args.solver, "dcd-l2"))
     common = {"data": args.file, "solver": solver, "n_samples": int(X.shape[0]),
               "n_features": int(X.shape[1])}
     if args.find_C:

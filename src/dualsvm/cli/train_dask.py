@@ -7,7 +7,7 @@ import time
 from ..outofcore import DiskDataset
 from ..persistence.linear import save_linear
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, augmented_bias, class_weight, given, \
-    model_path, refuse_given, refuse_kernel_options, refuse_regression
+    model_path, refuse_given, refuse_kernel_options, refuse_in_memory_solvers, refuse_regression
 from .parser import LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
@@ -20,6 +20,8 @@ NOT_FOR_COCOA = (("folds", "-v"), ("exact_bias", "--exact-bias"), ("no_shrinking
 def run(args):
     refuse_regression(args, "(support vector regression) is trained from a file, not on a "
                             "Dask cluster")
+    refuse_in_memory_solvers(args, "is trained from a file, not on a Dask cluster (CoCoA+: "
+                                   "-s 1 and -s 3)")
     from distributed import Client, LocalCluster
 
     from ..dask import LinearSVC

@@ -7,7 +7,7 @@ from ..outofcore import DiskDataset
 from ..outofcore import fit as fit_out_of_core
 from ..persistence.linear import save_linear
 from .options import ADVICE, SEARCH_FLAGS, augmented_bias, class_weight, linear_defaults, \
-    model_path, refuse_given, refuse_kernel_options, refuse_regression
+    model_path, refuse_given, refuse_kernel_options, refuse_in_memory_solvers, refuse_regression
 from .parser import LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
@@ -15,6 +15,8 @@ from .report import Reporter
 def run(args):
     refuse_regression(args, "(support vector regression) is trained from a file, not from a "
                             "dataset directory")
+    refuse_in_memory_solvers(args, "is trained from a file, not from a dataset directory "
+                                   "(out of core: -s 1 and -s 3)")
     linear_defaults(args)
     refuse_given(args, (("folds", "-v"), ("exact_bias", "--exact-bias")) + SEARCH_FLAGS,
                  "does not apply to a dataset directory")

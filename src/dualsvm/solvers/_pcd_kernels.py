@@ -48,15 +48,18 @@ def pcd_pass(col_data, col_rows, col_ptr, cost, col_sq, w, b, index, active_size
     gnorm1 = 0.0
     s = 0
     while s < active_size:
-        j = index[s]
+        j = np.uint64(index[s])
+        start = np.uint64(col_ptr[j])
+        end = np.uint64(col_ptr[j + np.uint64(1)])
         g_loss = 0.0
         h = 0.0
-        for p in range(col_ptr[j], col_ptr[j + 1]):
-            r = col_rows[p]
-            if b[r] > 0.0:
+        for p in range(start, end):
+            r = np.uint64(col_rows[p])
+            br = b[r]
+            if br > 0.0:
                 v = col_data[p]
                 t = cost[r] * v
-                g_loss -= t * b[r]
+                g_loss -= t * br
                 h += t * v
         g_loss *= 2.0
         h *= 2.0
@@ -107,12 +110,12 @@ def pcd_pass(col_data, col_rows, col_ptr, cost, col_sq, w, b, index, active_size
             else:
                 cond = 0.5 * ((wj + d) * (wj + d) - wj * wj) - SIGMA * delta
             if col_sq[j] * d * d + g_loss * d + cond <= 0.0:
-                for p in range(col_ptr[j], col_ptr[j + 1]):
-                    b[col_rows[p]] += d_diff * col_data[p]
+                for p in range(start, end):
+                    b[np.uint64(col_rows[p])] += d_diff * col_data[p]
                 break
             loss_new = 0.0
-            for p in range(col_ptr[j], col_ptr[j + 1]):
-                r = col_rows[p]
+            for p in range(start, end):
+                r = np.uint64(col_rows[p])
                 if searches == 0 and b[r] > 0.0:
                     loss_old += cost[r] * b[r] * b[r]
                 b_new = b[r] + d_diff * col_data[p]

@@ -45,7 +45,9 @@ def signed_columns(problem):
         Z = sp.hstack([Z, sp.csr_matrix(problem.bias_scale * problem.y[:, None])])
     Z = sp.csc_matrix(Z)
     Z.sort_indices()
-    return Z.data, Z.indices.astype(np.int64), Z.indptr.astype(np.int64)
+    # int32 row indices when they fit: half the bytes of the column walks
+    rows = Z.indices.astype(np.int32 if Z.shape[0] <= np.iinfo(np.int32).max else np.int64)
+    return Z.data, rows, Z.indptr.astype(np.int64)
 
 
 class PrimalCD:
