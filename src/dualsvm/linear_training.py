@@ -130,6 +130,13 @@ def bias_mode(params):
     return params["intercept_mode"] if params["fit_intercept"] else "none"
 
 
+def passes_per_epoch(X, monitor):
+    """Passes of the data one ``epoch()`` runs in compiled code: 1 when every epoch is
+    certified (``monitor``), else about 2e5 row entries' worth (a Python round trip
+    costs more than a pass over a small problem)."""
+    return 1 if monitor else max(1, 200_000 // (X.size + X.shape[0]))  # size: CSR entries too
+
+
 def _monitor(params):
     """Whether to certify every epoch: ``monitor``, or None: when something reads it."""
     if params["monitor"] is not None:
@@ -184,6 +191,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
     tasks = one_vs_rest(classes, y)
     common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
               "random_state": generator}
+    per_epoch = passes_per_epoch(X, monitor)
 
     def build(task):
         k = tasks.index(task)
@@ -191,9 +199,11 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
             problem_class = L1RegularizedProblem if kind == 5 else DualProblem
             problem = problem_class(X, task.y, cost, params["loss"], mode,
                                     params["intercept_scaling"])
+            budget = max_iter or params["max_iter"]
             solver = PrimalCD(problem, params["tol"], **common,
-                              w=None if start.weights is None else start.weights[k])
-            return problem, solver, max_iter or params["max_iter"]
+                              w=None if start.weights is None else start.weights[k],
+                              passes_per_epoch=per_epoch, max_passes=budget)
+            return problem, solver, math.ceil(budget / per_epoch)
         problem = DualProblem(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
         if primal:
             options = {"batch_size": params["batch_size"]} if solver_name == "pegasos" else {}
@@ -223,7 +233,9 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
         coef_=np.array([r.w[:d] for r in results]),
         intercept_=intercept,
         alpha_=np.array([r.alpha for r in results]),
-        n_iter_=max(r.n_iter for r in results),
+        # primal CD counts its passes (several per epoch() call when unmonitored)
+        n_iter_=max(s.solver.n_iter if kind in PRIMAL_CD_TYPES else s.result.n_iter
+                    for s in solved),
         primal_=np.array([r.primal for r in results]),
         dual_=np.array([r.dual for r in results]),
         gap_=np.array([r.gap for r in results]),
@@ -256,13 +268,16 @@ def fit_crammer_singer(X, y, cost, params, *, start=None, classes=None, max_iter
     problem = CrammerSingerProblem(X, np.searchsorted(classes, y), cost, len(classes), mode,
                                    params["intercept_scaling"])
     start = WarmStart() if start is None else start
+    monitor = _monitor(params)
+    per_epoch, budget = passes_per_epoch(X, monitor), max_iter or params["max_iter"]
     solver = CrammerSingerCD(problem, params["tol"], shrinking=params["shrinking"],
                              shuffle=params["shuffle"],
                              random_state=random_generator(params["random_state"]),
-                             alpha=None if start.alpha is None else np.asarray(start.alpha))
+                             alpha=None if start.alpha is None else np.asarray(start.alpha),
+                             passes_per_epoch=per_epoch, max_passes=budget)
     result = run_epochs(solver, problem, Stopping(
-        max_iter=max_iter or params["max_iter"], gap_tol=params["gap_tol"],
-        callback=params["callback"], verbose=params["verbose"], monitor=_monitor(params),
+        max_iter=math.ceil(budget / per_epoch), gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
         time_limit=params["time_limit"]))
     coef, intercept = problem.coef_intercept(result.w)
     if len(classes) == 2:
@@ -270,7 +285,7 @@ def fit_crammer_singer(X, y, cost, params, *, start=None, classes=None, max_iter
     cost_sum = float(cost.sum())
     return LinearFit(
         params=dict(params), classes_=classes, coef_=coef, intercept_=intercept,
-        alpha_=np.array(result.alpha), n_iter_=result.n_iter,
+        alpha_=np.array(result.alpha), n_iter_=solver.n_iter,
         primal_=np.array([result.primal]), dual_=np.array([result.dual]),
         gap_=np.array([result.gap]), status_=[result.status], history_=[result.history],
         n_samples_seen_=int(np.count_nonzero(cost > 0)),
@@ -302,9 +317,7 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None):
                              params["epsilon"])
     monitor = _monitor(params)
     max_iter = params["max_iter"]
-    # Unmonitored, one epoch() runs several passes in compiled code, about 2e5 row
-    # entries' worth (a Python round trip costs more than a pass over a small problem).
-    per_epoch = 1 if monitor else max(1, 200_000 // (X.size + X.shape[0]))  # size: CSR entries too
+    per_epoch = passes_per_epoch(X, monitor)
     solver = DualCD(problem, params["tol"], shrinking=params["shrinking"],
                     shuffle=params["shuffle"],
                     random_state=random_generator(params["random_state"]), alpha=alpha,

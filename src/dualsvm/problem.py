@@ -446,12 +446,14 @@ class L1RegularizedProblem(DualProblem):
             scale = min(scale, 1.0 / largest)
         return alpha * scale
 
-    def evaluate_primal(self, w):
-        """(primal, dual, relative gap, dual point) of a primal w (see :meth:`dual_point`)."""
-        decision = self.decision(w)
+    def evaluate_primal(self, w, decision=None):
+        """(primal, dual, relative gap, dual point) of a primal w (see :meth:`dual_point`);
+        ``decision``: its w'x_i when the caller keeps them."""
+        if decision is None:
+            decision = self.decision(w)
         alpha = self.dual_point(decision)
         primal = self.primal(w, 0.0, decision)
-        dual = self.dual(alpha)
+        dual = self.dual_sum(alpha)  # feasible by construction: no second X'(y a)
         return primal, dual, relative_gap(primal, dual), alpha
 
 

@@ -91,14 +91,17 @@ def cs_epoch(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_
             G[m] = 1.0
         if yp < active:
             G[yp] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
+        classes = class_index[i]
+        start = np.uint64(indptr[i])
+        end = np.uint64(indptr[i + 1])
+        for p in range(start, end):
+            j = np.uint64(indices[p])
             v = data[p]
             for m in range(active):
-                G[m] += W[j, class_index[i, m]] * v
+                G[m] += W[j, np.uint64(classes[m])] * v
         if bias != 0.0:
             for m in range(active):
-                G[m] += W[d, class_index[i, m]] * bias
+                G[m] += W[d, np.uint64(classes[m])] * bias
         min_g = np.inf
         max_g = -np.inf
         for m in range(active):
@@ -151,13 +154,48 @@ def cs_epoch(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_
                 d_ind[nz] = c
                 d_val[nz] = step
                 nz += 1
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
+        for p in range(start, end):
+            j = np.uint64(indices[p])
             v = data[p]
             for m in range(nz):
-                W[j, d_ind[m]] += d_val[m] * v
+                W[j, np.uint64(d_ind[m])] += d_val[m] * v
         if bias != 0.0:
             for m in range(nz):
                 W[d, d_ind[m]] += d_val[m] * bias
         s += 1
     return active_size, stopping
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cs_passes(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_size,
+              n_movable, class_index, n_active, y_pos, shrinking, state, shuffle, G, B, D,
+              alpha_new, d_ind, d_val, tol, eps_shrink, start_from_all, max_passes):
+    """Up to ``max_passes`` calls of :func:`cs_epoch` with LIBLINEAR's rule between them
+    (:mod:`dualsvm.solvers.crammer_singer`): one Python round trip per pass costs more
+    than a pass over a small problem.
+
+    Returns (active_size, eps_shrink, start_from_all, passes, converged, violation),
+    violation being the last pass's.
+    """
+    passes = 0
+    converged = False
+    violation = np.inf
+    n_classes = alpha.shape[1]
+    while passes < max_passes:
+        active_size, violation = cs_epoch(
+            data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_size,
+            class_index, n_active, y_pos, shrinking, state, shuffle, G, B, D, alpha_new,
+            d_ind, d_val)
+        passes += 1
+        if violation < eps_shrink:
+            if violation < tol and start_from_all:
+                converged = True
+                break
+            active_size = n_movable  # every row and class active again
+            for i in range(n_active.shape[0]):
+                n_active[i] = n_classes
+            eps_shrink = max(eps_shrink / 2.0, tol)
+            start_from_all = True
+        else:
+            start_from_all = False
+    return active_size, eps_shrink, start_from_all, passes, converged, violation

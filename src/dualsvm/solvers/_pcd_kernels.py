@@ -153,3 +153,36 @@ def column_squares(col_data, col_rows, col_ptr, cost, n_columns):
         for p in range(col_ptr[j], col_ptr[j + 1]):
             out[j] += cost[col_rows[p]] * col_data[p] * col_data[p]
     return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def pcd_passes(col_data, col_rows, col_ptr, cost, col_sq, w, b, index, active_size, gmax_old,
+               gnorm1_init, n_rows, l1, shrinking, state, shuffle, tol, max_passes):
+    """Up to ``max_passes`` calls of :func:`pcd_pass` with LIBLINEAR's rule between them
+    (summed violations <= tol * the first pass's, re-checked on the full problem);
+    ``gnorm1_init`` < 0: not known yet (this is the first pass).
+
+    Returns (active_size, gmax_old, gnorm1_init, passes, converged, ratio), ratio being
+    the last pass's summed violations over the first's.
+    """
+    passes = 0
+    converged = False
+    ratio = np.inf
+    n_weights = w.shape[0]
+    while passes < max_passes:
+        active_size, gmax, gnorm1 = pcd_pass(col_data, col_rows, col_ptr, cost, col_sq, w, b,
+                                             index, active_size, gmax_old, n_rows, l1,
+                                             shrinking, state, shuffle)
+        passes += 1
+        if gnorm1_init < 0.0:
+            gnorm1_init = gnorm1
+        ratio = gnorm1 / gnorm1_init if gnorm1_init > 0.0 else 0.0
+        if gnorm1 <= tol * gnorm1_init:
+            if active_size == n_weights:
+                converged = True
+                break
+            active_size = n_weights  # converged on the shrunk problem: check them all
+            gmax_old = np.inf
+            continue
+        gmax_old = gmax
+    return active_size, gmax_old, gnorm1_init, passes, converged, ratio

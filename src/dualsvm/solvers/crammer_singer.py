@@ -11,21 +11,25 @@ rows it stepped on, LIBLINEAR's rule is:
   and class is made active again and eps_shrink = max(eps_shrink / 2, tol);
 * else the next pass keeps the shrunk problem.
 
-``certificate()`` gives P(W) - D(a) of the problem (one product X W per call).
+An ``epoch()`` may run several passes (``passes_per_epoch``; the rule is checked
+between them in compiled code), since a Python round trip costs more than a pass
+over a small problem; ``n_iter`` counts passes. ``certificate()`` gives
+P(W) - D(a) of the problem (one product X W per call).
 """
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._random import new_state
-from ._cs_kernels import cs_epoch
+from ._cs_kernels import cs_passes
 
 
 class CrammerSingerCD:
     """The sequential dual method; ``alpha`` is (n_classes, n_samples), ``w`` the
     (n_weights, n_classes) W(alpha)."""
 
-    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None):
+    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
+                 passes_per_epoch=1, max_passes=None):
         self.problem = problem
         self.tol = tol
         self.shrinking = shrinking
@@ -36,7 +40,9 @@ class CrammerSingerCD:
         # one compiled loop for both layouts: dense rows as CSR (zeros add nothing)
         csr = X if sp.issparse(X) else sp.csr_matrix(X)
         self._data = csr.data
-        self._indices = csr.indices.astype(np.int64, copy=False)
+        # int32 column indices when they fit: half the bytes of a row walk
+        self._indices = csr.indices.astype(
+            np.int32 if X.shape[1] <= np.iinfo(np.int32).max else np.int64, copy=False)
         self._indptr = csr.indptr.astype(np.int64, copy=False)
         start = problem.feasible(alpha)
         self.w = problem.weights(start)
@@ -52,6 +58,9 @@ class CrammerSingerCD:
         self.eps_shrink = max(10.0 * tol, 1.0)
         self.start_from_all = True
         self.violation = np.inf
+        self.passes_per_epoch = passes_per_epoch
+        self.max_passes = max_passes  # the total budget of passes (None: none)
+        self.n_iter = 0  # passes so far
 
     @property
     def alpha(self):
@@ -59,28 +68,26 @@ class CrammerSingerCD:
         return self._alpha.T
 
     def epoch(self):
+        """``passes_per_epoch`` passes (fewer at the end of ``max_passes``) in compiled
+        code, LIBLINEAR's rule checked after each; True once it holds."""
         p = self.problem
-        G, B, D, alpha_new, d_ind, d_val = self._scratch
-        self.active_size, violation = cs_epoch(
+        budget = self.passes_per_epoch
+        if self.max_passes is not None:
+            budget = max(1, min(budget, self.max_passes - self.n_iter))
+        (self.active_size, self.eps_shrink, self.start_from_all, passes, converged,
+         violation) = cs_passes(
             self._data, self._indices, self._indptr, p.augmented_value, p.C, p.q_diag,
-            self._alpha, self.w, self.index, self.active_size, self.class_index,
-            self.n_active, self.y_pos, self.shrinking, self.state, self.shuffle,
-            G, B, D, alpha_new, d_ind, d_val)
+            self._alpha, self.w, self.index, self.active_size, self.n_movable,
+            self.class_index, self.n_active, self.y_pos, self.shrinking, self.state,
+            self.shuffle, *self._scratch, self.tol, self.eps_shrink, self.start_from_all,
+            budget)
+        self.n_iter += passes
         self.violation = max(violation, 0.0)
-        if violation < self.eps_shrink:
-            if violation < self.tol and self.start_from_all:
-                return True
-            self._restore()
-            self.eps_shrink = max(self.eps_shrink / 2.0, self.tol)
-            self.start_from_all = True
-        else:
-            self.start_from_all = False
-        return False
+        return converged
 
-    def _restore(self):
-        """Every row and class active again (LIBLINEAR's un-shrinking)."""
-        self.active_size = self.n_movable
-        self.n_active[:] = self.problem.n_classes
+    def counters(self):
+        """The record's ``epoch`` is the number of passes (several per call unmonitored)."""
+        return {"epoch": self.n_iter}
 
     def certificate(self):
         return self.problem.evaluate(self.alpha, self.w)

@@ -14,7 +14,9 @@ Stopping is LIBLINEAR's rule for ``-s 5``: a pass has converged when the sum of
 the violations of its coordinates is at most eps times that of the first pass,
 with eps = tol * max(min(#pos, #neg), 1) / l (LIBLINEAR's ``primal_solver_tol``;
 rows of zero cost do not count), re-checked on the full problem once shrinking
-has removed coordinates. ``violation`` is that ratio. The certificate is the
+has removed coordinates. ``violation`` is that ratio. An ``epoch()`` may run
+several passes (``passes_per_epoch``), the rule checked between them in compiled
+code; ``n_iter`` counts passes. The certificate is the
 problem's ``evaluate_primal`` (a dual-feasible point built from the margins), so
 the reported gap bounds P(w) - P*.
 """
@@ -23,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._random import new_state
-from ._pcd_kernels import column_squares, pcd_pass, recompute_margins
+from ._pcd_kernels import column_squares, pcd_passes, recompute_margins
 
 
 def primal_tolerance(tol, y, cost):
@@ -37,23 +39,26 @@ def primal_tolerance(tol, y, cost):
 
 def signed_columns(problem):
     """CSC arrays (data, rows, pointers) of y_i x_ij, the augmented feature (value B)
-    as the last column when the problem has one."""
-    X = problem.X
-    X = sp.csr_matrix(X) if not sp.issparse(X) else X
-    Z = sp.diags(problem.y) @ X
-    if problem.bias == "augmented":
-        Z = sp.hstack([Z, sp.csr_matrix(problem.bias_scale * problem.y[:, None])])
-    Z = sp.csc_matrix(Z)
+    as the last column when the problem has one; row indices int32 when they fit
+    (half the bytes of the column walks)."""
+    Z = sp.csc_matrix(problem.X)  # a copy of CSR or dense data, with sorted indices
     Z.sort_indices()
-    # int32 row indices when they fit: half the bytes of the column walks
-    rows = Z.indices.astype(np.int32 if Z.shape[0] <= np.iinfo(np.int32).max else np.int64)
-    return Z.data, rows, Z.indptr.astype(np.int64)
+    n = problem.n_samples
+    index_type = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    data, rows = Z.data * problem.y[Z.indices], Z.indices.astype(index_type)
+    pointers = Z.indptr.astype(np.int64)
+    if problem.bias == "augmented":
+        data = np.concatenate([data, problem.bias_scale * problem.y])
+        rows = np.concatenate([rows, np.arange(n, dtype=index_type)])
+        pointers = np.append(pointers, pointers[-1] + n)
+    return data, rows, pointers
 
 
 class PrimalCD:
     """Coordinate descent on w; ``alpha`` is the dual point of the last certificate."""
 
-    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, w=None):
+    def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, w=None,
+                 passes_per_epoch=1, max_passes=None):
         if problem.loss != "squared_hinge" or problem.bias == "exact":
             raise ValueError("primal coordinate descent solves the squared hinge with the bias "
                              "'none' or 'augmented'")
@@ -76,25 +81,33 @@ class PrimalCD:
         self.gnorm1_init = -1.0
         self.violation = np.inf
         self.alpha = np.zeros(problem.n_samples)
+        self.passes_per_epoch = passes_per_epoch
+        self.max_passes = max_passes  # the total budget of passes (None: none)
+        self.n_iter = 0  # passes so far
 
     def epoch(self):
-        self.active_size, gmax, gnorm1 = pcd_pass(
+        """``passes_per_epoch`` passes (fewer at the end of ``max_passes``) in compiled
+        code, LIBLINEAR's rule checked after each; True once it holds."""
+        budget = self.passes_per_epoch
+        if self.max_passes is not None:
+            budget = max(1, min(budget, self.max_passes - self.n_iter))
+        (self.active_size, self.gmax_old, self.gnorm1_init, passes, converged,
+         self.violation) = pcd_passes(
             *self.columns, self.problem.C, self.col_sq, self.w, self.b, self.index,
-            self.active_size, self.gmax_old, float(self.n_rows), self.l1, self.shrinking,
-            self.state, self.shuffle)
-        if self.gnorm1_init < 0.0:
-            self.gnorm1_init = gnorm1
-        self.violation = gnorm1 / self.gnorm1_init if self.gnorm1_init > 0.0 else 0.0
-        if gnorm1 <= self.tol * self.gnorm1_init:
-            if self.active_size == len(self.w):
-                return True
-            self.active_size = len(self.w)  # converged on the shrunk problem: check them all
-            self.gmax_old = np.inf
-            return False
-        self.gmax_old = gmax
-        return False
+            self.active_size, self.gmax_old, self.gnorm1_init, float(self.n_rows), self.l1,
+            self.shrinking, self.state, self.shuffle, self.tol, budget)
+        self.n_iter += passes
+        return converged
+
+    def counters(self):
+        """The record's ``epoch`` is the number of passes (several per call unmonitored)."""
+        return {"epoch": self.n_iter}
 
     def certificate(self):
         """(primal, dual, relative gap, intercept) of w; sets ``alpha``, the dual point."""
-        primal, dual, gap, self.alpha = self.problem.evaluate_primal(self.w)
+        p = self.problem
+        if p.penalty == "l1":  # the kept margins b_i = 1 - y_i w'x_i spare a pass
+            primal, dual, gap, self.alpha = p.evaluate_primal(self.w, p.y * (1.0 - self.b))
+        else:
+            primal, dual, gap, self.alpha = p.evaluate_primal(self.w)
         return primal, dual, gap, 0.0
