@@ -10,6 +10,12 @@ ESTIMATORS = [
     # solved tightly, fitting with sample weights equals repeating or removing rows
     LinearSVC(tol=1e-10, max_iter=100_000, random_state=0),
     LinearSVC(loss="hinge", intercept_mode="exact", tol=1e-10, max_iter=100_000),
+    # LIBLINEAR's -s 4 (Crammer-Singer) and -s 5 (L1 penalty), and dual=False; tight too
+    LinearSVC(multi_class="crammer_singer"),
+    LinearSVC(multi_class="crammer_singer", tol=1e-10, max_iter=100_000, random_state=0),
+    LinearSVC(penalty="l1", dual=False),
+    LinearSVC(penalty="l1", dual=False, tol=1e-10, max_iter=100_000, random_state=0),
+    LinearSVC(dual=False, tol=1e-10, max_iter=100_000, random_state=0),
     # the primal solvers (with partial_fit)
     LinearSVC(solver="pegasos", loss="hinge", batch_size=4, max_iter=200, random_state=0),
     LinearSVC(solver="implicit", max_iter=200, random_state=0),
