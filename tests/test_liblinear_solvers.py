@@ -256,6 +256,7 @@ def test_combinations_as_scikit_learn(loss, penalty, dual):
     ({"penalty": "l1", "dual": False, "intercept_mode": "exact"}, "exact"),
     ({"multi_class": "crammer_singer", "solver": "pegasos"}, "solver='pegasos'"),
     ({"penalty": "l1", "solver": "implicit"}, "solver='implicit'"),
+    ({"dual": True, "solver": "pegasos"}, "solver='pegasos'"),
     ({"multi_class": "one_vs_one"}, "multi_class"),
     ({"penalty": "elasticnet"}, "penalty"),
 ])
@@ -263,6 +264,13 @@ def test_combinations_we_refuse(params, match):
     X, y = MULTICLASS["iris"]
     with pytest.raises(ValueError, match=match):
         LinearSVC(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_stochastic_solvers_are_primal_solvers(loss):
+    X, y = MULTICLASS["iris"]
+    model = fit(X, y, solver="implicit", loss=loss, dual=False, max_iter=5, random_state=0)
+    assert (model.t_ > 0).all()  # the stochastic solver ran, not primal CD
 
 
 # --- model files ----------------------------------------------------------------------
@@ -425,3 +433,20 @@ def test_cli_l1_default_tolerance_is_liblinears(tmp_path, capsys, load, data_dir
     w = W[:, 0] if np.unique(y)[1] == 1 else -W[:, 0]
     theirs = l1_primal(X, y, w, cost=np.ones(len(y)))
     assert json.loads(out.strip().splitlines()[-1])["primal"] <= theirs * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("params", [{"multi_class": "crammer_singer"},
+                                    {"penalty": "l1", "dual": False}])
+def test_path_over_C_reaches_the_cold_fits(params):
+    from dualsvm import c_path
+
+    X, y = MULTICLASS["wine"]
+    Cs = [0.1, 1.0]
+    estimator = LinearSVC(tol=1e-8, max_iter=100_000, random_state=0, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        path = list(c_path(estimator, X, y, Cs))
+    for C, model in zip(Cs, path):
+        cold = fit(X, y, C=C, tol=1e-8, max_iter=100_000, random_state=0, **params)
+        assert model.C == C
+        np.testing.assert_allclose(model.primal_, cold.primal_, rtol=1e-6)

@@ -322,12 +322,12 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         return self
 
     def _check_solver(self):
-        kind = solver_type(self.get_params(deep=False))  # scikit-learn's combinations
-        if self.solver != "dcd" and (kind == CRAMMER_SINGER or self.penalty == "l1"
+        if self.solver != "dcd" and (self.multi_class != "ovr" or self.penalty != "l2"
                                      or self.dual is True):
-            raise ValueError(f"solver={self.solver!r} runs stochastic steps on w for the L2 "
-                             "penalty, one-vs-rest; multi_class='crammer_singer', "
+            raise ValueError(f"solver={self.solver!r} runs stochastic steps on w in the primal "
+                             "for the L2 penalty, one-vs-rest; multi_class='crammer_singer', "
                              "penalty='l1' and dual=True need solver='dcd'")
+        kind = solver_type(self.get_params(deep=False))  # scikit-learn's combinations
         if self._bias_mode() == "exact" and (kind == CRAMMER_SINGER or kind in PRIMAL_CD_TYPES):
             raise ValueError("intercept_mode='exact' (the constraint y'a = 0) is a property of "
                              "the binary L2-penalty dual; with multi_class='crammer_singer', "

@@ -42,13 +42,16 @@ def solver_type(params):
     dual solvers are its fast path; scikit-learn's 'auto' also weighs n_samples
     against n_features to choose LIBLINEAR's Newton method), else the primal.
     Parameters missing from ``params`` (model files of older versions) take
-    their defaults.
+    their defaults. The stochastic primal solvers (``solver`` 'pegasos',
+    'implicit') have their own rules (``LinearSVC._check_solver``): None.
 
     Raises
     ------
     ValueError
         A combination scikit-learn refuses, with scikit-learn's message.
     """
+    if params.get("solver", "dcd") in PRIMAL_SOLVERS:
+        return None
     penalty, loss = params.get("penalty", "l2"), params.get("loss", "squared_hinge")
     dual = params.get("dual", "auto")
     if params.get("multi_class", "ovr") == "crammer_singer":

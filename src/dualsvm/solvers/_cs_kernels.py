@@ -63,19 +63,20 @@ def solve_row(A, B, y_pos, C, active, D, alpha_new):
 @njit(cache=True, nogil=True, error_model="numpy")
 def cs_epoch(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_size,
              class_index, n_active, y_pos, shrinking, state, shuffle, G, B, D, alpha_new,
-             d_ind, d_val):
+             d_ind, d_val, F):
     """One pass over the rows index[:active_size]; returns (active_size, violation),
     violation being the largest max_m G_m - min_m G_m over the rows stepped on
     (-inf when none needed a step).
 
     ``alpha`` (n, k) and ``W`` (n_weights, k) are updated in place; per row,
     ``class_index[i, :n_active[i]]`` are its active classes and ``y_pos[i]`` the
-    position of its own class in ``class_index[i]``. G, B, D, alpha_new, d_ind
-    and d_val are scratch arrays of length k.
+    position of its own class in ``class_index[i]``. G, B, D, alpha_new, d_ind,
+    d_val and F are scratch arrays of length k.
     """
     if shuffle:
         shuffle_prefix(index, active_size, state)
     d = W.shape[0] - 1 if bias != 0.0 else W.shape[0]
+    k = W.shape[1]
     stopping = -np.inf
     s = 0
     while s < active_size:
@@ -87,21 +88,35 @@ def cs_epoch(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_
         C = cost[i]
         active = n_active[i]
         yp = y_pos[i]
-        for m in range(active):
-            G[m] = 1.0
-        if yp < active:
-            G[yp] = 0.0
         classes = class_index[i]
         start = np.uint64(indptr[i])
         end = np.uint64(indptr[i + 1])
-        for p in range(start, end):
-            j = np.uint64(indices[p])
-            v = data[p]
+        if 2 * active >= k:
+            # most classes active: the scores of all k in natural order (a contiguous,
+            # vectorisable loop over W's row), then those of the active ones
+            for c in range(k):
+                F[c] = 0.0
+            for p in range(start, end):
+                j = np.uint64(indices[p])
+                v = data[p]
+                for c in range(k):
+                    F[c] += W[j, c] * v
+            if bias != 0.0:
+                for c in range(k):
+                    F[c] += W[d, c] * bias
+            for m in range(active):  # e_i^m = 0 for the row's own class, else 1
+                G[m] = F[np.uint64(classes[m])] + (0.0 if m == yp else 1.0)
+        else:
             for m in range(active):
-                G[m] += W[j, np.uint64(classes[m])] * v
-        if bias != 0.0:
-            for m in range(active):
-                G[m] += W[d, np.uint64(classes[m])] * bias
+                G[m] = 0.0 if m == yp else 1.0
+            for p in range(start, end):
+                j = np.uint64(indices[p])
+                v = data[p]
+                for m in range(active):
+                    G[m] += W[j, np.uint64(classes[m])] * v
+            if bias != 0.0:
+                for m in range(active):
+                    G[m] += W[d, np.uint64(classes[m])] * bias
         min_g = np.inf
         max_g = -np.inf
         for m in range(active):
@@ -169,7 +184,7 @@ def cs_epoch(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_
 @njit(cache=True, nogil=True, error_model="numpy")
 def cs_passes(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_size,
               n_movable, class_index, n_active, y_pos, shrinking, state, shuffle, G, B, D,
-              alpha_new, d_ind, d_val, tol, eps_shrink, start_from_all, max_passes):
+              alpha_new, d_ind, d_val, F, tol, eps_shrink, start_from_all, max_passes):
     """Up to ``max_passes`` calls of :func:`cs_epoch` with LIBLINEAR's rule between them
     (:mod:`dualsvm.solvers.crammer_singer`): one Python round trip per pass costs more
     than a pass over a small problem.
@@ -185,7 +200,7 @@ def cs_passes(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active
         active_size, violation = cs_epoch(
             data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_size,
             class_index, n_active, y_pos, shrinking, state, shuffle, G, B, D, alpha_new,
-            d_ind, d_val)
+            d_ind, d_val, F)
         passes += 1
         if violation < eps_shrink:
             if violation < tol and start_from_all:

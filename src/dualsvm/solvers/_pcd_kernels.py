@@ -186,3 +186,32 @@ def pcd_passes(col_data, col_rows, col_ptr, cost, col_sq, w, b, index, active_si
             continue
         gmax_old = gmax
     return active_size, gmax_old, gnorm1_init, passes, converged, ratio
+
+
+@njit(cache=True, nogil=True)
+def signed_transpose(data, indices, indptr, n_columns, y, bias):
+    """CSC arrays (data, row indices as int32, pointers) of y_i x_ij from CSR arrays, in
+    one counting pass and one scatter (rows in order, so each column's are sorted);
+    ``bias`` != 0 appends the augmented column y_i * bias."""
+    n = indptr.shape[0] - 1
+    extra = 1 if bias != 0.0 else 0
+    counts = np.zeros(n_columns + extra + 1, dtype=np.int64)
+    for p in range(indptr[n]):
+        counts[indices[p] + 1] += 1
+    if extra:
+        counts[n_columns + 1] = n
+    pointers = np.cumsum(counts)
+    out_data = np.empty(pointers[-1])
+    out_rows = np.empty(pointers[-1], dtype=np.int32)
+    fill = pointers[:-1].copy()
+    for i in range(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            out_data[fill[j]] = y[i] * data[p]
+            out_rows[fill[j]] = i
+            fill[j] += 1
+        if extra:
+            out_data[fill[n_columns]] = y[i] * bias
+            out_rows[fill[n_columns]] = i
+            fill[n_columns] += 1
+    return out_data, out_rows, pointers

@@ -45,7 +45,8 @@ class CrammerSingerCD:
             np.int32 if X.shape[1] <= np.iinfo(np.int32).max else np.int64, copy=False)
         self._indptr = csr.indptr.astype(np.int64, copy=False)
         start = problem.feasible(alpha)
-        self.w = problem.weights(start)
+        self.w = problem.weights(start) if start.any() else \
+            np.zeros((problem.n_weights, k))  # a cold start: no product X'a
         # the kernel reads a row's k variables together: rows of (n, k)
         self._alpha = np.ascontiguousarray(start.T)
         self.index = np.flatnonzero(problem.C > 0).astype(np.int64)
@@ -53,8 +54,9 @@ class CrammerSingerCD:
         self.class_index = np.tile(np.arange(k, dtype=np.int64), (n, 1))
         self.n_active = np.full(n, k, dtype=np.int64)
         self.y_pos = problem.labels.copy()
+        # G, B, D, alpha_new, d_ind, d_val, F of the kernel
         self._scratch = [np.zeros(k) for _ in range(4)] + [np.zeros(k, dtype=np.int64),
-                                                          np.zeros(k)]
+                                                          np.zeros(k), np.zeros(k)]
         self.eps_shrink = max(10.0 * tol, 1.0)
         self.start_from_all = True
         self.violation = np.inf

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._random import new_state
-from ._pcd_kernels import column_squares, pcd_passes, recompute_margins
+from ._pcd_kernels import column_squares, pcd_passes, recompute_margins, signed_transpose
 
 
 def primal_tolerance(tol, y, cost):
@@ -39,19 +39,16 @@ def primal_tolerance(tol, y, cost):
 
 def signed_columns(problem):
     """CSC arrays (data, rows, pointers) of y_i x_ij, the augmented feature (value B)
-    as the last column when the problem has one; row indices int32 when they fit
-    (half the bytes of the column walks)."""
-    Z = sp.csc_matrix(problem.X)  # a copy of CSR or dense data, with sorted indices
-    Z.sort_indices()
-    n = problem.n_samples
-    index_type = np.int32 if n <= np.iinfo(np.int32).max else np.int64
-    data, rows = Z.data * problem.y[Z.indices], Z.indices.astype(index_type)
-    pointers = Z.indptr.astype(np.int64)
-    if problem.bias == "augmented":
-        data = np.concatenate([data, problem.bias_scale * problem.y])
-        rows = np.concatenate([rows, np.arange(n, dtype=index_type)])
-        pointers = np.append(pointers, pointers[-1] + n)
-    return data, rows, pointers
+    as the last column when the problem has one (:func:`._pcd_kernels.signed_transpose`;
+    row indices int32, half the bytes of the column walks)."""
+    X = problem.X
+    if not sp.issparse(X):
+        X = sp.csr_matrix(X)  # the zeros add nothing to a column walk
+    if X.shape[0] > np.iinfo(np.int32).max:
+        raise ValueError(f"primal coordinate descent takes at most 2**31 - 1 rows, got "
+                         f"{X.shape[0]}")
+    return signed_transpose(X.data, X.indices, X.indptr, X.shape[1], problem.y,
+                            problem.augmented_value)
 
 
 class PrimalCD:
