@@ -450,3 +450,15 @@ def test_path_over_C_reaches_the_cold_fits(params):
         cold = fit(X, y, C=C, tol=1e-8, max_iter=100_000, random_state=0, **params)
         assert model.C == C
         np.testing.assert_allclose(model.primal_, cold.primal_, rtol=1e-6)
+
+
+@pytest.mark.parametrize("params", [{"multi_class": "crammer_singer"},
+                                    {"penalty": "l1", "dual": False}])
+def test_time_limit_and_verbose_trace(params, capsys):
+    X, y = MULTICLASS["digits"]
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        model = LinearSVC(time_limit=0.0, **params).fit(X, y)
+    assert set(model.status_) == {"time_limit"} and np.isfinite(model.gap_).all()
+    fit(X, y, verbose=2, max_iter=3, tol=1e-12, random_state=0, **params)
+    err = capsys.readouterr().err
+    assert "primal" in err and "stopped: max_iter after 3 epochs" in err
