@@ -1,7 +1,8 @@
 """Fitted models as plain data: what training produces and model files hold.
 
-:class:`LinearFit`, :class:`LinearSVRFit` and :class:`KernelFit` carry the fitted
-attributes of :class:`dualsvm.LinearSVC`, :class:`dualsvm.LinearSVR` and
+:class:`LinearFit`, :class:`LinearSVRFit`, :class:`LinearOneClassFit` and
+:class:`KernelFit` carry the fitted attributes of :class:`dualsvm.LinearSVC`,
+:class:`dualsvm.LinearSVR`, :class:`dualsvm.LinearOneClassSVM` and
 :class:`dualsvm.SVC` under the same names (ending
 in ``_``) and ``params``, the estimator parameters they were trained with. They
 need NumPy only, so the command line trains, saves and reports without
@@ -96,6 +97,32 @@ class LinearSVRFit(_Fit):
     @property
     def n_features_in_(self):
         return self.coef_.shape[0]
+
+
+@dataclass
+class LinearOneClassFit(_Fit):
+    """A fitted linear one-class SVM: what :class:`dualsvm.LinearOneClassSVM` stores.
+
+    ``coef_`` (1, n_features) is w and ``offset_`` (1,) is rho (LIBLINEAR's ``-s 21``
+    model): the decision is x'w - rho, +1 (inlier) where it is > 0. One
+    certificate entry; ``alpha_`` (n_samples,) holds the dual variables.
+    """
+
+    params: dict
+    coef_: np.ndarray
+    offset_: np.ndarray
+    alpha_: np.ndarray = None
+    n_iter_: int = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = None
+    history_: list = None
+    feature_names_in_: np.ndarray = None
+
+    @property
+    def n_features_in_(self):
+        return self.coef_.shape[1]
 
 
 @dataclass
