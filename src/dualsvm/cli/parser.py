@@ -19,8 +19,10 @@ LIBLINEAR_TYPES = {1: "squared_hinge", 3: "hinge", 12: "squared_epsilon_insensit
                    13: "epsilon_insensitive"}
 #: Those that are regressions (support vector regression, dual).
 LIBLINEAR_REGRESSIONS = (12, 13)
-_TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 12 (L2-loss SVR, dual) and "
-               "13 (L1-loss SVR, dual)")
+_TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 12 (L2-loss SVR, dual), "
+               "13 (L1-loss SVR, dual) and 21 (one-class SVM, dual)")
+#: LIBLINEAR's one-class SVM (-s 21, with -n nu), trained by :mod:`.train_one_class`.
+LIBLINEAR_ONE_CLASS = 21
 
 
 class UsageError(Exception):
@@ -101,7 +103,7 @@ def _solver(text):
         value = int(text)
     except ValueError:
         value = None
-    if value not in LIBLINEAR_TYPES and value not in LIBSVM_TYPES:
+    if value not in LIBLINEAR_TYPES and value not in LIBSVM_TYPES and value != LIBLINEAR_ONE_CLASS:
         raise argparse.ArgumentTypeError(
             f"unsupported solver type {text!r}; dualsvm trains -s {_TYPE_NAMES} (linear) "
             "and, with a kernel option, LIBSVM's -s 0 to 4")
@@ -182,7 +184,8 @@ def build_parser():
     train.add_argument("--help", action="help", help="show this help message and exit")
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
-                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual; with a "
+                            "dual; 12 = L2-loss SVR, dual; 13 = L1-loss SVR, dual; 21 = "
+                            "one-class SVM, dual (with -n nu); with a "
                             "kernel option LIBSVM's svm_type: 0 = C-SVC (default), 1 = nu-SVC, "
                             "2 = one-class SVM, 3 = epsilon-SVR, 4 = nu-SVR")
     # one -p for both tools: LIBLINEAR's (-s 12, 13) and LIBSVM's (-s 3 with a kernel
@@ -237,7 +240,8 @@ def build_parser():
     kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
                         help="shrinking heuristics (default 1)")
     kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
-                        help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default 0.5)")
+                        help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default "
+                             "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
     train.add_argument("--json", action="store_true",
@@ -352,6 +356,8 @@ def route(args):
     kernel option is given."""
     if args.command == "train":
         kernel = any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS)
+        if not kernel and args.solver == LIBLINEAR_ONE_CLASS:
+            return "train_one_class:run"
         if not kernel and args.solver is not None and args.solver not in LIBLINEAR_TYPES:
             raise UsageError(f"{PROG} train", f"unsupported solver type {args.solver} for a "
                              f"linear model; dualsvm trains -s {_TYPE_NAMES} (LIBSVM's -s 0 "
@@ -359,7 +365,8 @@ def route(args):
         # -p is also LIBLINEAR's (-s 12, 13): the linear paths refuse it elsewhere
         if not kernel and args.nu is not None:
             raise UsageError(f"{PROG} train", "-n is LIBSVM's, for kernel models "
-                             "(-s 1, 2 and 4 with a kernel option, e.g. -t 2)")
+                             "(-s 1, 2 and 4 with a kernel option, e.g. -t 2), and "
+                             "LIBLINEAR's for -s 21 (linear one-class SVM)")
         if args.scheduler is not None or args.workers is not None:
             return "train_dask:run"
         if os.path.isdir(args.file):

@@ -6,7 +6,7 @@ import sys
 
 from ..constants import FINISHED, STATUSES
 from ..data import format_label
-from ..fits import KernelFit, LinearSVRFit, class_pairs
+from ..fits import KernelFit, LinearOneClassFit, LinearSVRFit, class_pairs
 from ..persistence.container import json_float
 from ..problem import relative_gap
 from .outputs import check_writable, write_error
@@ -67,9 +67,11 @@ class Reporter:
         for k, status in enumerate(fit.status_):
             prefix = "" if len(names) == 1 else (
                 f"{names[k]}: " if isinstance(fit, KernelFit) else f"class {names[k]}: ")
+            offset = (f"rho = {fit.offset_[k]:.10g}" if isinstance(fit, LinearOneClassFit)
+                      else f"b = {fit.intercept_[k]:.10g}")
             self(f"{prefix}optimization finished, #iter = {iterations[k]}, "
                  f"primal = {fit.primal_[k]:.10g}, dual = {fit.dual_[k]:.10g}, "
-                 f"gap = {fit.gap_[k]:.3e}, b = {fit.intercept_[k]:.10g}"
+                 f"gap = {fit.gap_[k]:.3e}, {offset}"
                  + ("" if status in FINISHED else f" (stopped: {status})"))
 
     def save(self, fit, model_path, save):
@@ -108,9 +110,9 @@ class Reporter:
 
 def problem_names(fit):
     """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'
-    (None for the one problem of a linear regression, the kind of a kernel model's one
+    (None for the one problem of a linear regression or one-class SVM, the kind of a kernel model's one
     problem: one-class, regression)."""
-    if isinstance(fit, LinearSVRFit):
+    if isinstance(fit, (LinearSVRFit, LinearOneClassFit)):
         return [None]
     if isinstance(fit, KernelFit) and not fit.classifies:
         return [fit.kind]
@@ -134,7 +136,7 @@ def certificate(fit):
     """The summary's training outcome: status, iterations, objectives, per problem too."""
     primal, dual = float(sum(fit.primal_)), float(sum(fit.dual_))
     iterations = problem_iterations(fit)
-    classes = {} if isinstance(fit, LinearSVRFit) else {
+    classes = {} if isinstance(fit, (LinearSVRFit, LinearOneClassFit)) else {
         "classes": [label_json(c) for c in fit.classes_]}
     return {
         **classes,

@@ -12,7 +12,8 @@ from ..persistence.kernel import save_kernel
 from ..validation import check_classes, sample_costs
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
     refuse_given
-from .parser import LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, UsageError, refuse
+from .parser import LIBLINEAR_ONE_CLASS, LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, \
+    UsageError, refuse
 from .report import Reporter
 
 
@@ -36,6 +37,9 @@ def run(args):
         raise refuse(f"-s {args.solver}", "(LIBLINEAR's support vector regression) is linear "
                                           "only: -s 12 and -s 13 take no kernel options; "
                                           "kernel regression is -s 3 or -s 4")
+    if args.solver == LIBLINEAR_ONE_CLASS:
+        raise refuse("-s 21", "(LIBLINEAR's one-class SVM) is linear only and takes no kernel "
+                              "options; the kernel one-class SVM is -s 2")
     if args.bias is not None:
         raise refuse("-B", "is for linear models; a kernel model has the exact "
                            "(unregularised) bias")
