@@ -57,12 +57,20 @@ def test_objective_and_predictions_match_liblinear(load, name, nu):
     np.testing.assert_allclose(decision, np.ravel(values), rtol=1e-6, atol=1e-6 * abs(rho))
 
 
-def test_default_tolerance_stops_where_liblinear_does(load):
-    """At LIBLINEAR's -e 0.01 the same rule stops both after the same outer iterations."""
-    X, _ = load("heart_scale")
-    ours = LinearOneClassSVM(nu=0.3).fit(X)
-    w, rho, _ = liblinear_one_class(X, 0.3, 0.01)
-    assert ours.dual_[0] == pytest.approx(-0.5 * float(w @ w), rel=1e-6)
+@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("nu", (0.1, 0.5))
+def test_same_steps_as_liblinear(capfd, load, name, nu):
+    """The same pairs in the same order (LIBLINEAR's order among equal gradients too):
+    at its default -e 0.01 both stop after the same outer iterations at the same w."""
+    X, _ = load(name)
+    ours = LinearOneClassSVM(nu=nu).fit(X)
+    capfd.readouterr()
+    model = ll.train(np.ones(X.shape[0]), sp.csr_matrix(X), f"-s 21 -n {nu}")
+    iterations = int(capfd.readouterr().out.split("#iter = ")[1].split()[0])
+    w, minus_rho = model.get_decfun()
+    assert ours.n_iter_ == iterations
+    np.testing.assert_allclose(ours.coef_[0], w, rtol=1e-12, atol=1e-12 * np.abs(w).max())
+    assert ours.offset_[0] == pytest.approx(-minus_rho, rel=1e-12)
 
 
 def test_same_problem_as_the_kernel_one_class_svm(load):

@@ -237,10 +237,10 @@ def fit_linear_one_class(X, weight, params):
     problem = LinearOneClassDual(X, weight, params["nu"])
     monitor = _monitor(params)
     max_iter = params["max_iter"]
-    # Unmonitored, one epoch() runs several outer iterations in compiled code, about
-    # 1e6 row entries' worth (a Python round trip costs more than an iteration on a
-    # small problem; the time limit is still checked between them).
-    per_epoch = 1 if monitor else max(1, 1_000_000 // (X.size + X.shape[0]))
+    # Unmonitored, one epoch() runs several outer iterations in compiled code, at most
+    # 1e7 row entries' worth (a Python round trip costs more than an iteration on the
+    # shrunk problem; the time limit and Ctrl-C are still checked between them).
+    per_epoch = 1 if monitor else max(1, 10_000_000 // (X.size + X.shape[0]))
     solver = OneClassCD(problem, params["tol"], shrinking=params["shrinking"],
                         passes_per_epoch=per_epoch, max_passes=max_iter)
     result = run_epochs(solver, problem, Stopping(

@@ -21,8 +21,9 @@ d = (G_i - G_j) / (Q_ii + Q_jj - 2 Q_ij), clipped so both stay in their boxes;
 w += d (x_j - x_i).
 
 LIBLINEAR's bounds are 1 (U_i = W_i here: sample weights) and it selects the k
-pairs by quickselect and a sort; here a partition finds the k-th value and a
-stable sort orders the k (equal gradients may pair in another order).
+pairs by quickselect and a sort of (value, index) pairs; here a partition finds
+the k-th value and a stable sort orders the k, with LIBLINEAR's order among equal
+values, so both take the same steps.
 """
 
 import numpy as np
@@ -32,28 +33,44 @@ from .._rows import row_axpy, row_dot, row_row_dot
 
 
 @njit(cache=True, nogil=True)
-def _top_k(values, index, m, k):
-    """index[:m] of the k largest values[:m], largest first (ties: the earlier)."""
-    threshold = np.partition(values[:m].copy(), m - k)[m - k]
+def _top_k(gradient, sign, index, m, k, larger_index_first):
+    """The k variables of index[:m] of the largest values sign * G_i, largest first;
+    among equal values the larger index first if ``larger_index_first``, else the
+    smaller (LIBLINEAR's order: it sorts (value, index) pairs)."""
+    values = np.empty(m)
+    for s in range(m):
+        values[s] = sign * gradient[index[s]]
+    threshold = np.partition(values.copy(), m - k)[m - k]
     chosen = np.empty(k, dtype=np.int64)
     c = 0
+    n_tied = 0
     for s in range(m):  # everything above the k-th value
         if values[s] > threshold:
-            chosen[c] = s
+            chosen[c] = index[s]
             c += 1
-    for s in range(m):  # then those equal to it, until k
-        if c == k:
-            break
+        elif values[s] == threshold:
+            n_tied += 1
+    tied = np.empty(n_tied, dtype=np.int64)
+    t = 0
+    for s in range(m):
         if values[s] == threshold:
-            chosen[c] = s
-            c += 1
-    order = np.argsort(-values[chosen], kind="mergesort")
-    return index[chosen[order]]
+            tied[t] = index[s]
+            t += 1
+    tied.sort()
+    for t in range(k - c):  # then those equal to it, in LIBLINEAR's order, until k
+        chosen[c + t] = tied[n_tied - 1 - t] if larger_index_first else tied[t]
+    chosen.sort()
+    if larger_index_first:
+        chosen = chosen[::-1].copy()
+    key = np.empty(k)
+    for t in range(k):
+        key[t] = -sign * gradient[chosen[t]]
+    return chosen[np.argsort(key, kind="mergesort")]  # stable: ties keep the index order
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, n_movable, gradient,
-                    tol, shrinking, budget, up_values, up_index, low_values, low_index):
+                    tol, shrinking, budget, up_index, low_index):
     """Up to ``budget`` outer iterations over index[:active_size].
 
     Returns (active_size, iterations, converged, violation); ``gradient`` holds
@@ -93,17 +110,15 @@ def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, n_movable
         for s in range(active_size):
             i = index[s]
             if alpha[i] < upper[i]:
-                up_values[n_up] = -gradient[i]
                 up_index[n_up] = i
                 n_up += 1
             if alpha[i] > 0.0:
-                low_values[n_low] = gradient[i]  # the smallest -G: the largest G
                 low_index[n_low] = i
                 n_low += 1
         k = min(max(active_size // 10, 1), n_up, n_low)
         if k > 0:
-            ups = _top_k(up_values, up_index, n_up, k)
-            lows = _top_k(low_values, low_index, n_low, k)
+            ups = _top_k(gradient, -1.0, up_index, n_up, k, True)  # the largest -G_i
+            lows = _top_k(gradient, 1.0, low_index, n_low, k, False)  # the smallest -G_j
             for s in range(k):
                 _pair_step(rows, alpha, w, q_diag, upper, ups[s], lows[s])
         iterations += 1

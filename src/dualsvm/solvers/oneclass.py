@@ -25,8 +25,7 @@ class OneClassCD:
         self.index = problem.movable()
         self.n_movable = self.active_size = len(self.index)
         self.gradient = np.zeros(problem.n_samples)
-        self._scratch = [np.empty(self.n_movable) if k % 2 == 0 else
-                         np.empty(self.n_movable, dtype=np.int64) for k in range(4)]
+        self._scratch = [np.empty(self.n_movable, dtype=np.int64) for _ in range(2)]
         self.violation = np.inf
         self.passes_per_epoch = passes_per_epoch
         self.max_passes = max_passes
