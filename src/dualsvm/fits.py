@@ -155,8 +155,8 @@ class KernelFit(_Fit):
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
     kind: str = "c_svc"
-    probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs
-    probB_: np.ndarray = None
+    probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs;
+    probB_: np.ndarray = None  # regression: probA_ = [sigma] of LIBSVM's Laplace error model
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
 
     @property
@@ -180,6 +180,9 @@ class KernelFit(_Fit):
     def predict_proba(self, X):
         """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its
         decision value, coupled over the pairs (:mod:`dualsvm.probability`)."""
+        if not self.classifies:
+            raise ValueError("probability estimates are class probabilities: this is a "
+                             f"{self.kind} model")
         if self.probA_ is None:
             raise ValueError("the model has no probability estimates: it was trained "
                              "without probability=True, or interrupted before its "

@@ -20,12 +20,13 @@ from .persistence.liblinear import import_liblinear as _import_fit
 from .persistence.model_file import load_any_fit, load_fit, save_fit
 from .svc import SVC
 
-__all__ = ["export_liblinear", "import_liblinear", "load_any_model", "load_model", "save_model"]
+__all__ = ["KERNEL_ESTIMATORS", "export_liblinear", "import_liblinear", "load_any_model",
+           "load_model", "save_model"]
 
 
 #: The estimator of each kind of kernel model (:data:`dualsvm.constants.SVM_TYPES`).
-_KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
-                      "epsilon_svr": SVR, "nu_svr": NuSVR}
+KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
+                     "epsilon_svr": SVR, "nu_svr": NuSVR}
 
 
 def _as_fit(model):
@@ -33,7 +34,7 @@ def _as_fit(model):
     if isinstance(model, (LinearFit, LinearSVRFit, LinearOneClassFit, KernelFit)):
         return model
     if not isinstance(model, (LinearSVC, LinearSVR, LinearOneClassSVM, SVC,
-                              *_KERNEL_ESTIMATORS.values())):
+                              *KERNEL_ESTIMATORS.values())):
         raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC, "
                          "dualsvm.LinearSVR, dualsvm.LinearOneClassSVM and the kernel models "
                          "(SVC, NuSVC, OneClassSVM, SVR, "
@@ -47,7 +48,7 @@ def _as_fit(model):
 def _estimator(fit, path):
     """The fitted estimator of a fit object read from ``path``."""
     if isinstance(fit, KernelFit):
-        cls = _KERNEL_ESTIMATORS[fit.kind]
+        cls = KERNEL_ESTIMATORS[fit.kind]
     else:
         cls = {LinearSVRFit: LinearSVR, LinearOneClassFit: LinearOneClassSVM}.get(type(fit),
                                                                                LinearSVC)

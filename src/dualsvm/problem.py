@@ -799,7 +799,8 @@ def nu_primal(half_norm, margins, weight, total, rho):
     """The nu-primal of a model with 1/2 ||f||^2 = ``half_norm`` and margins m_i:
     1/2 ||f||^2 - S rho + sum_i W_i max(0, rho - m_i), S = ``total`` = nu sum_i W_i
     (one-class: m_i = f(x_i); nu-SVC: y_i (f(x_i) + b))."""
-    return half_norm - total * rho + float(weight @ np.maximum(0.0, rho - margins))
+    # a sum, not a BLAS dot: a threaded ddot waits for busy cores on a loaded machine
+    return half_norm - total * rho + float(np.sum(weight * np.maximum(0.0, rho - margins)))
 
 
 @dataclass(eq=False)
@@ -882,11 +883,14 @@ class LinearOneClassDual(BoxDual):
         """(coef, -rho): the decision is x'coef - rho."""
         return w.copy(), float(intercept)
 
-    def evaluate(self, alpha, w):
+    def evaluate(self, alpha, w, decision=None):
         """Certificate of a dual point: (primal, dual, relative gap, -rho).
 
-        D(a) = -1/2 w'w (the maximisation form of f); P is the primal at (w, rho)."""
-        decision = self.decision(w)
+        D(a) = -1/2 w'w (the maximisation form of f); P is the primal at (w, rho).
+        ``decision``: X w when known (entries of zero-weight rows may be anything:
+        they count in neither P nor rho)."""
+        if decision is None:
+            decision = self.decision(w)
         rho = self.rho(alpha, decision)
         half = 0.5 * float(w @ w)
         primal = nu_primal(half, decision, self.weight, self.total, rho)

@@ -125,10 +125,14 @@ def _kernel_type(text):
             "3 (sigmoid) or 4 (precomputed)") from None
 
 
-def _zero_one(text):
+def _zero_one(text, flag="-h"):
     if text not in ("0", "1"):
-        raise argparse.ArgumentTypeError(f"-h takes 0 or 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{flag} takes 0 or 1, got {text!r}")
     return text == "1"
+
+
+def _probability(text):
+    return _zero_one(text, "-b")
 
 
 def weight_pair(values):
@@ -242,6 +246,10 @@ def build_parser():
     kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
                         help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default "
                              "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
+    kernel.add_argument("-b", dest="probability", type=_probability, metavar="0|1",
+                        help="1: train for probability estimates (-s 0 and 1: Platt's "
+                             "sigmoid on 5-fold cross-validated decision values; -s 3 and 4: "
+                             "the sigma of a Laplace model of the error), as LIBSVM's -b")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
     train.add_argument("--json", action="store_true",
@@ -308,6 +316,9 @@ def build_parser():
         "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
         description="Predict labels of an svmlight/LIBSVM file with a dualsvm or LIBLINEAR model.")
     predict.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    predict.add_argument("-b", dest="probability", type=_probability, default=False,
+                         metavar="0|1", help="1: write probability estimates (a kernel model "
+                                             "trained with -b 1), as LIBSVM's svm-predict -b 1")
     predict.add_argument("test", metavar="TEST")
     predict.add_argument("model", metavar="MODEL")
     predict.add_argument("output", metavar="OUTPUT")
@@ -367,6 +378,9 @@ def route(args):
             raise UsageError(f"{PROG} train", "-n is LIBSVM's, for kernel models "
                              "(-s 1, 2 and 4 with a kernel option, e.g. -t 2), and "
                              "LIBLINEAR's for -s 21 (linear one-class SVM)")
+        if not kernel and args.probability is not None:
+            raise UsageError(f"{PROG} train", "-b (probability estimates) is LIBSVM's, for "
+                             "kernel models (-s 0 to 4 with a kernel option, e.g. -t 2)")
         if args.scheduler is not None or args.workers is not None:
             return "train_dask:run"
         if os.path.isdir(args.file):

@@ -13,7 +13,7 @@ on the active variables and LIBSVM's maximal violation
 
 (stop when m(a) < tol, re-checked on every variable after shrinking); it shrinks
 the variables at a bound whose gradient points out of the box beyond that
-iteration's extremes, then takes k = min(active / 10, |I_up|, |I_low|) pairs:
+iteration's extremes (keeping the active ones in row order), then takes k = min(active / 10, |I_up|, |I_low|) pairs:
 the i of the k largest -G_i in I_up with the j of the k smallest -G_j in I_low,
 in order. Each pair's step uses fresh G_i = w'x_i, G_j = w'x_j, skips a pair
 that no longer violates by 1e-12, and minimises exactly along the pair:
@@ -33,44 +33,52 @@ from .._rows import row_axpy, row_dot, row_row_dot
 
 
 @njit(cache=True, nogil=True)
-def _top_k(gradient, sign, index, m, k, larger_index_first):
-    """The k variables of index[:m] of the largest values sign * G_i, largest first;
-    among equal values the larger index first if ``larger_index_first``, else the
-    smaller (LIBLINEAR's order: it sorts (value, index) pairs)."""
-    values = np.empty(m)
-    for s in range(m):
-        values[s] = sign * gradient[index[s]]
-    threshold = np.partition(values.copy(), m - k)[m - k]
+def _top_k(values, index, m, k, larger_index_first):
+    """The entries of index[:m] of the k largest values[:m], largest first; among
+    equal values the larger index first if ``larger_index_first``, else the smaller
+    (LIBLINEAR's order: it sorts (value, index) pairs)."""
+    threshold = np.partition(values[:m], m - k)[m - k]  # (np.partition copies)
     chosen = np.empty(k, dtype=np.int64)
+    chosen_values = np.empty(k)
     c = 0
     n_tied = 0
     for s in range(m):  # everything above the k-th value
-        if values[s] > threshold:
+        v = values[s]
+        if v > threshold:
             chosen[c] = index[s]
+            chosen_values[c] = v
             c += 1
-        elif values[s] == threshold:
+        elif v == threshold:
             n_tied += 1
-    tied = np.empty(n_tied, dtype=np.int64)
-    t = 0
-    for s in range(m):
-        if values[s] == threshold:
-            tied[t] = index[s]
-            t += 1
-    tied.sort()
-    for t in range(k - c):  # then those equal to it, in LIBLINEAR's order, until k
-        chosen[c + t] = tied[n_tied - 1 - t] if larger_index_first else tied[t]
-    chosen.sort()
-    if larger_index_first:
-        chosen = chosen[::-1].copy()
-    key = np.empty(k)
-    for t in range(k):
-        key[t] = -sign * gradient[chosen[t]]
-    return chosen[np.argsort(key, kind="mergesort")]  # stable: ties keep the index order
+    if c < k:  # then those equal to it, in LIBLINEAR's order, until k
+        tied = np.empty(n_tied, dtype=np.int64)
+        t = 0
+        for s in range(m):
+            if values[s] == threshold:
+                tied[t] = index[s]
+                t += 1
+        if n_tied > k - c:
+            tied.sort()
+        for t in range(k - c):
+            chosen[c + t] = tied[n_tied - 1 - t] if larger_index_first else tied[t]
+            chosen_values[c + t] = threshold
+    order = np.argsort(-chosen_values)
+    out = chosen[order]
+    ordered = chosen_values[order]
+    start = 0
+    for t in range(1, k + 1):  # runs of equal values: in index order
+        if t == k or ordered[t] != ordered[start]:
+            if t - start > 1:
+                run = np.sort(out[start:t])
+                for r in range(t - start):
+                    out[start + r] = run[t - start - 1 - r] if larger_index_first else run[r]
+            start = t
+    return out
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, n_movable, gradient,
-                    tol, shrinking, budget, up_index, low_index):
+                    tol, shrinking, budget, up_values, up_index, low_values, low_index):
     """Up to ``budget`` outer iterations over index[:active_size].
 
     Returns (active_size, iterations, converged, violation); ``gradient`` holds
@@ -94,31 +102,42 @@ def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, n_movable
             if active_size == n_movable:
                 return active_size, iterations, True, violation
             active_size = n_movable  # converged on the shrunk problem: check them all
+            index[:n_movable].sort()
             continue
         if shrinking:
-            s = 0
-            while s < active_size:
+            # compacted in place, not swapped as LIBLINEAR does: the active rows stay in
+            # memory order, so the passes over them read the data sequentially (the
+            # steps do not depend on the order: pairs are chosen by value and index)
+            kept = 0
+            dropped = 0
+            for s in range(active_size):
                 i = index[s]
                 g = -gradient[i]
                 if (alpha[i] >= upper[i] and g > neg_max) or (alpha[i] <= 0.0 and g < neg_min):
-                    active_size -= 1
-                    index[s], index[active_size] = index[active_size], index[s]
-                    continue
-                s += 1
+                    low_index[dropped] = i
+                    dropped += 1
+                else:
+                    index[kept] = i
+                    kept += 1
+            for t in range(dropped):
+                index[kept + t] = low_index[t]
+            active_size = kept
         n_up = 0
         n_low = 0
         for s in range(active_size):
             i = index[s]
             if alpha[i] < upper[i]:
+                up_values[n_up] = -gradient[i]
                 up_index[n_up] = i
                 n_up += 1
             if alpha[i] > 0.0:
+                low_values[n_low] = gradient[i]  # the smallest -G: the largest G
                 low_index[n_low] = i
                 n_low += 1
         k = min(max(active_size // 10, 1), n_up, n_low)
         if k > 0:
-            ups = _top_k(gradient, -1.0, up_index, n_up, k, True)  # the largest -G_i
-            lows = _top_k(gradient, 1.0, low_index, n_low, k, False)  # the smallest -G_j
+            ups = _top_k(up_values, up_index, n_up, k, True)  # the largest -G_i
+            lows = _top_k(low_values, low_index, n_low, k, False)  # the smallest -G_j
             for s in range(k):
                 _pair_step(rows, alpha, w, q_diag, upper, ups[s], lows[s])
         iterations += 1

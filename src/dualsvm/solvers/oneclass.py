@@ -25,11 +25,13 @@ class OneClassCD:
         self.index = problem.movable()
         self.n_movable = self.active_size = len(self.index)
         self.gradient = np.zeros(problem.n_samples)
-        self._scratch = [np.empty(self.n_movable, dtype=np.int64) for _ in range(2)]
+        self._scratch = [np.empty(self.n_movable, dtype=np.int64 if k % 2 else np.float64)
+                         for k in range(4)]
         self.violation = np.inf
         self.passes_per_epoch = passes_per_epoch
         self.max_passes = max_passes
         self.n_iter = 0
+        self._gradient_fresh = False
 
     def epoch(self):
         p = self.problem
@@ -40,7 +42,15 @@ class OneClassCD:
             p.rows, self.alpha, self.w, p.q_diag, p.upper_bound, self.index, self.active_size,
             self.n_movable, self.gradient, self.tol, self.shrinking, budget, *self._scratch)
         self.n_iter += passes
+        # converged: the last check computed G = X w of every movable variable, and
+        # w has not moved since, so the certificate needs no pass over the data
+        self._gradient_fresh = converged
         return converged
+
+    def certificate(self):
+        """(primal, dual, relative gap, -rho) of the current point."""
+        return self.problem.evaluate(self.alpha, self.w,
+                                     self.gradient if self._gradient_fresh else None)
 
     def counters(self):
         """The record's ``epoch`` is the number of outer iterations (several per call)."""
