@@ -1,5 +1,6 @@
 """``dualsvm train -t K FILE``: a kernel model (LIBSVM's svm-train, ``-s 0`` to ``4``:
-C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR)."""
+C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR), with its ``-v`` cross validation and
+``-b 1`` probability models (by the estimators and scikit-learn's cross-validation)."""
 
 import sys
 import time
