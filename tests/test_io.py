@@ -430,8 +430,15 @@ BAD_LIBLINEAR = {
                   "no 'label' line"),
     "svr-truncated": ("solver_type L2R_L1LOSS_SVR_DUAL\nnr_class 2\nnr_feature 2\nbias 1\nw\n1 \n",
                       "truncated"),
-    "one-class": ("solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 1\nbias -1\nrho 1\nw\n1 \n",
-                  "not a classifier"),
+    # -s 21 imports as LinearOneClassSVM (tests/test_linear_one_class.py); bad ones do not
+    "one-class-no-rho": ("solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 1\nbias -1\nw\n1 \n",
+                         "no 'rho'"),
+    "one-class-bias": ("solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 1\nbias 1\nrho 1\nw\n1 \n"
+                       "2 \n", "no bias feature"),
+    "one-class-label": ("solver_type ONECLASS_SVM\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\n"
+                        "rho 1\nw\n1 \n", "no 'label'"),
+    "rho-in-classifier": ("solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\n"
+                          "rho 1\nw\n1 \n", "'rho'"),
     "unknown-solver": ("solver_type FOO\nnr_class 2\nlabel 1 -1\nnr_feature 1\nbias -1\nw\n1 \n",
                        "unknown solver_type"),
     "unknown-key": ("solver_type L2R_LR\ncolour blue\nw\n", "unknown text"),

@@ -292,7 +292,7 @@ def test_cli_precomputed_kernel_file(tmp_path, capsys):
     (["-h", "2"], "-h takes 0 or 1"),
     (["-g", "0"], "gamma must be > 0"),
     (["-t", "2", "-B", "1"], "-B is for linear models"),
-    (["-t", "2", "-v", "3"], "-v (cross validation) is not available"),
+    (["-t", "2", "-b", "2"], "-b takes 0 or 1"),
     (["-t", "1", "--kernel", "rbf"], "-t and --kernel disagree"),
 ])
 def test_cli_bad_kernel_options(tmp_path, capsys, data_dir, options, message):

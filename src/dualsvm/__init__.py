@@ -12,7 +12,8 @@ module uses is public). An import inside a function only defers a heavy module
    per subcommand; ``report``: the one reporter of traces and summaries).
 7. Estimators (scikit-learn): :mod:`~dualsvm.base` (what they share: ``from_fit``),
    :mod:`~dualsvm.linear_svc` (``LinearSVC``), :mod:`~dualsvm.linear_svr`
-   (``LinearSVR``), :mod:`~dualsvm.svc` (``SVC``), :mod:`~dualsvm.family` (``NuSVC``,
+   (``LinearSVR``), :mod:`~dualsvm.linear_one_class` (``LinearOneClassSVM``),
+   :mod:`~dualsvm.svc` (``SVC``), :mod:`~dualsvm.family` (``NuSVC``,
    ``OneClassSVM``, ``SVR``, ``NuSVR``), each with ``from_fit`` / ``to_fit``;
    :mod:`~dualsvm.paths` (``c_path``: warm-started paths over C);
    :mod:`~dualsvm.selection` (``LinearSVCCV``, ``SVCCV``: C and gamma by
@@ -37,24 +38,27 @@ module uses is public). An import inside a function only defers a heavy module
 2. Data and shared rules: :mod:`~dualsvm.data` (the svmlight reader and its
    diagnosis; :mod:`~dualsvm._svmlight`, its compiled parser),
    :mod:`~dualsvm.probability` (Platt's sigmoid, pairwise coupling),
-   :mod:`~dualsvm.fits` (``LinearFit``, ``LinearSVRFit``, ``KernelFit``: plain fitted models),
+   :mod:`~dualsvm.fits` (``LinearFit``, ``LinearSVRFit``, ``LinearOneClassFit``,
+   ``KernelFit``: plain fitted models),
    :mod:`~dualsvm.validation` (data checks, costs, class weights, the seed).
 1. Foundations: :mod:`~dualsvm.exceptions`, :mod:`~dualsvm.constants` (kernel
    codes, statuses, TAU, defaults), :mod:`~dualsvm.files` (atomic writes).
 
 Only the estimators and ``models`` import scikit-learn (about 1.5 s); the command
 line trains, saves and reports without it, and imports each subcommand's module
-only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.LinearSVR``, ``dualsvm.SVC``,
+only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.LinearSVR``,
+``dualsvm.LinearOneClassSVM``, ``dualsvm.SVC``,
 ``dualsvm.save_model``, ``dualsvm.load_model``, ``dualsvm.c_path``,
 ``dualsvm.LinearSVCCV`` and ``dualsvm.SVCCV`` are imported on first use.
 """
 
 from .constants import VERSION as __version__
 
-__all__ = ["SVC", "SVCCV", "SVR", "LinearSVC", "LinearSVCCV", "LinearSVR", "NuSVC", "NuSVR",
-           "OneClassSVM", "c_path", "load_model", "save_model", "__version__"]
+__all__ = ["SVC", "SVCCV", "SVR", "LinearOneClassSVM", "LinearSVC", "LinearSVCCV", "LinearSVR",
+           "NuSVC", "NuSVR", "OneClassSVM", "c_path", "load_model", "save_model", "__version__"]
 
 _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr", "SVC": "svc",
+         "LinearOneClassSVM": "linear_one_class",
          "save_model": "models", "load_model": "models",
          "NuSVC": "family", "NuSVR": "family", "OneClassSVM": "family", "SVR": "family",
          "c_path": "paths", "LinearSVCCV": "selection", "SVCCV": "selection"}

@@ -46,5 +46,7 @@ MAX_INDEX = 2**31 - 1
 #: The command line's defaults where LIBLINEAR's and LIBSVM's tools differ from the
 #: estimators': LIBLINEAR's ``-e``, LIBSVM's ``-e`` and ``-m`` (MB).
 LIBLINEAR_TOL = 0.1
+#: LIBLINEAR's default -e for its one-class SVM (-s 21).
+LIBLINEAR_ONE_CLASS_TOL = 0.01
 LIBSVM_TOL = 1e-3
 LIBSVM_CACHE_MB = 100.0

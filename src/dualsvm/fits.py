@@ -1,7 +1,8 @@
 """Fitted models as plain data: what training produces and model files hold.
 
-:class:`LinearFit`, :class:`LinearSVRFit` and :class:`KernelFit` carry the fitted
-attributes of :class:`dualsvm.LinearSVC`, :class:`dualsvm.LinearSVR` and
+:class:`LinearFit`, :class:`LinearSVRFit`, :class:`LinearOneClassFit` and
+:class:`KernelFit` carry the fitted attributes of :class:`dualsvm.LinearSVC`,
+:class:`dualsvm.LinearSVR`, :class:`dualsvm.LinearOneClassSVM` and
 :class:`dualsvm.SVC` under the same names (ending
 in ``_``) and ``params``, the estimator parameters they were trained with. They
 need NumPy only, so the command line trains, saves and reports without
@@ -99,6 +100,32 @@ class LinearSVRFit(_Fit):
 
 
 @dataclass
+class LinearOneClassFit(_Fit):
+    """A fitted linear one-class SVM: what :class:`dualsvm.LinearOneClassSVM` stores.
+
+    ``coef_`` (1, n_features) is w and ``offset_`` (1,) is rho (LIBLINEAR's ``-s 21``
+    model): the decision is x'w - rho, +1 (inlier) where it is > 0. One
+    certificate entry; ``alpha_`` (n_samples,) holds the dual variables.
+    """
+
+    params: dict
+    coef_: np.ndarray
+    offset_: np.ndarray
+    alpha_: np.ndarray = None
+    n_iter_: int = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = None
+    history_: list = None
+    feature_names_in_: np.ndarray = None
+
+    @property
+    def n_features_in_(self):
+        return self.coef_.shape[1]
+
+
+@dataclass
 class KernelFit(_Fit):
     """A fitted kernel model: what :class:`dualsvm.SVC` stores after ``fit``.
 
@@ -128,8 +155,8 @@ class KernelFit(_Fit):
     status_: list = field(default_factory=list)
     history_: list = field(default_factory=list)
     kind: str = "c_svc"
-    probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs
-    probB_: np.ndarray = None
+    probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs;
+    probB_: np.ndarray = None  # regression: probA_ = [sigma] of LIBSVM's Laplace error model
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
 
     @property
@@ -153,6 +180,9 @@ class KernelFit(_Fit):
     def predict_proba(self, X):
         """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its
         decision value, coupled over the pairs (:mod:`dualsvm.probability`)."""
+        if not self.classifies:
+            raise ValueError("probability estimates are class probabilities: this is a "
+                             f"{self.kind} model")
         if self.probA_ is None:
             raise ValueError("the model has no probability estimates: it was trained "
                              "without probability=True, or interrupted before its "

@@ -11,11 +11,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .fits import LinearFit, LinearSVRFit
+from .fits import LinearFit, LinearOneClassFit, LinearSVRFit
 from .multiclass import one_vs_rest, solve_tasks
-from .problem import CrammerSingerProblem, DualProblem, L1RegularizedProblem, SVRDualProblem
+from .problem import (CrammerSingerProblem, DualProblem, L1RegularizedProblem,
+                      LinearOneClassDual, SVRDualProblem)
 from .solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
 from .solvers.crammer_singer import CrammerSingerCD
+from .solvers.oneclass import OneClassCD
 from .solvers.primal_cd import PrimalCD
 from .validation import random_generator
 
@@ -334,6 +336,42 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None):
         params=dict(params), coef_=coef, intercept_=np.array([intercept]), alpha_=result.alpha,
         n_iter_=solver.n_iter, primal_=np.array([result.primal]), dual_=np.array([result.dual]),
         gap_=np.array([result.gap]), status_=[result.status], history_=[result.history])
+
+
+def fit_linear_one_class(X, weight, params):
+    """Train the linear one-class SVM (LIBLINEAR ``-s 21``) by two-level coordinate descent.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated float64 data (C-ordered, or CSR with canonical indices).
+    weight : ndarray of shape (n_samples,)
+        W_i >= 0, the bounds of the dual (1: LIBLINEAR's problem).
+    params : dict
+        :class:`dualsvm.LinearOneClassSVM` parameters (``get_params()``).
+
+    Returns
+    -------
+    LinearOneClassFit
+    """
+    problem = LinearOneClassDual(X, weight, params["nu"])
+    monitor = _monitor(params)
+    max_iter = params["max_iter"]
+    # Unmonitored, one epoch() runs several outer iterations in compiled code, at most
+    # 1e7 row entries' worth (a Python round trip costs more than an iteration on the
+    # shrunk problem; the time limit and Ctrl-C are still checked between them).
+    per_epoch = 1 if monitor else max(1, 10_000_000 // (X.size + X.shape[0]))
+    solver = OneClassCD(problem, params["tol"], shrinking=params["shrinking"],
+                        passes_per_epoch=per_epoch, max_passes=max_iter)
+    result = run_epochs(solver, problem, Stopping(
+        max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
+        time_limit=params["time_limit"]))
+    return LinearOneClassFit(
+        params=dict(params), coef_=result.w[None, :].copy(), offset_=np.array([-result.intercept]),
+        alpha_=result.alpha, n_iter_=solver.n_iter, primal_=np.array([result.primal]),
+        dual_=np.array([result.dual]), gap_=np.array([result.gap]), status_=[result.status],
+        history_=[result.history])
 
 
 def stacked_weights(coef, intercept, params):

@@ -11,7 +11,8 @@ from sklearn.exceptions import NotFittedError
 
 from .exceptions import ModelError, one_line
 from .family import NuSVC, NuSVR, OneClassSVM, SVR
-from .fits import KernelFit, LinearFit, LinearSVRFit
+from .fits import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
+from .linear_one_class import LinearOneClassSVM
 from .linear_svc import LinearSVC
 from .linear_svr import LinearSVR
 from .persistence.liblinear import export_liblinear as _export_fit
@@ -19,21 +20,24 @@ from .persistence.liblinear import import_liblinear as _import_fit
 from .persistence.model_file import load_any_fit, load_fit, save_fit
 from .svc import SVC
 
-__all__ = ["export_liblinear", "import_liblinear", "load_any_model", "load_model", "save_model"]
+__all__ = ["KERNEL_ESTIMATORS", "export_liblinear", "import_liblinear", "load_any_model",
+           "load_model", "save_model"]
 
 
 #: The estimator of each kind of kernel model (:data:`dualsvm.constants.SVM_TYPES`).
-_KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
-                      "epsilon_svr": SVR, "nu_svr": NuSVR}
+KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
+                     "epsilon_svr": SVR, "nu_svr": NuSVR}
 
 
 def _as_fit(model):
     """The fit object of a fitted LinearSVC, LinearSVR or SVC (or the fit object itself)."""
-    if isinstance(model, (LinearFit, LinearSVRFit, KernelFit)):
+    if isinstance(model, (LinearFit, LinearSVRFit, LinearOneClassFit, KernelFit)):
         return model
-    if not isinstance(model, (LinearSVC, LinearSVR, SVC, *_KERNEL_ESTIMATORS.values())):
+    if not isinstance(model, (LinearSVC, LinearSVR, LinearOneClassSVM, SVC,
+                              *KERNEL_ESTIMATORS.values())):
         raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC, "
-                         "dualsvm.LinearSVR and the kernel models (SVC, NuSVC, OneClassSVM, SVR, "
+                         "dualsvm.LinearSVR, dualsvm.LinearOneClassSVM and the kernel models "
+                         "(SVC, NuSVC, OneClassSVM, SVR, "
                          "NuSVR) have a model file format")
     try:
         return model.to_fit()
@@ -44,9 +48,10 @@ def _as_fit(model):
 def _estimator(fit, path):
     """The fitted estimator of a fit object read from ``path``."""
     if isinstance(fit, KernelFit):
-        cls = _KERNEL_ESTIMATORS[fit.kind]
+        cls = KERNEL_ESTIMATORS[fit.kind]
     else:
-        cls = LinearSVR if isinstance(fit, LinearSVRFit) else LinearSVC
+        cls = {LinearSVRFit: LinearSVR, LinearOneClassFit: LinearOneClassSVM}.get(type(fit),
+                                                                               LinearSVC)
     try:
         return cls.from_fit(fit)
     except (TypeError, ValueError) as e:
@@ -95,19 +100,21 @@ def load_any_model(path):
 
 
 def export_liblinear(model, path):
-    """Write a fitted LinearSVC or LinearSVR (or its fit) as a LIBLINEAR 2.50 text model file.
+    """Write a fitted LinearSVC, LinearSVR or LinearOneClassSVM (or its fit) as a
+    LIBLINEAR 2.50 text model file.
 
     LIBLINEAR's ``predict`` gives the same labels (values) as ``model.predict``.
     """
     fit = _as_fit(model)
-    if not isinstance(fit, (LinearFit, LinearSVRFit)):
+    if not isinstance(fit, (LinearFit, LinearSVRFit, LinearOneClassFit)):
         raise ModelError("only linear models have a LIBLINEAR format; this is a kernel model")
     _export_fit(fit, path)
 
 
 def import_liblinear(path):
-    """Read a LIBLINEAR text model of a classifier as a fitted LinearSVC, or of a
-    regression (``-s 11, 12, 13``) as a fitted LinearSVR.
+    """Read a LIBLINEAR text model of a classifier as a fitted LinearSVC, of a
+    regression (``-s 11, 12, 13``) as a fitted LinearSVR, or of the one-class SVM
+    (``-s 21``) as a fitted LinearOneClassSVM.
 
     Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
     ``coef_`` and ``intercept_`` are arranged so that ``predict`` gives

@@ -998,9 +998,110 @@ class NuDual(KernelQP):
     def primal_from_gradient(self, alpha, gradient, intercept, rho):
         """P at (f, b, rho), from y_i f(x_i) = (Q a)_i = G_i."""
         margin = gradient if self.one_class else gradient + self.y * intercept
-        total = self.nu * float(self.weight.sum())
-        return (0.5 * float(alpha @ gradient) - total * rho
-                + float(self.weight @ np.maximum(0.0, rho - margin)))
+        return nu_primal(0.5 * float(alpha @ gradient), margin, self.weight,
+                         self.nu * float(self.weight.sum()), rho)
+
+
+def nu_primal(half_norm, margins, weight, total, rho):
+    """The nu-primal of a model with 1/2 ||f||^2 = ``half_norm`` and margins m_i:
+    1/2 ||f||^2 - S rho + sum_i W_i max(0, rho - m_i), S = ``total`` = nu sum_i W_i
+    (one-class: m_i = f(x_i); nu-SVC: y_i (f(x_i) + b))."""
+    # a sum, not a BLAS dot: a threaded ddot waits for busy cores on a loaded machine
+    return half_norm - total * rho + float(np.sum(weight * np.maximum(0.0, rho - margins)))
+
+
+@dataclass(eq=False)
+class LinearOneClassDual(BoxDual):
+    """The one-class SVM with a linear kernel, in w (LIBLINEAR ``-s 21``; Chou, Lin,
+    Lin et al., SDM 2020): :class:`NuDual`'s one-class problem with Q_ij = x_i'x_j,
+    kept as w = sum_i a_i x_i instead of a kernel matrix.
+
+    Primal and dual (S = nu sum_i W_i; LIBLINEAR's W_i = 1, S = nu l)::
+
+        min_{w, rho}  1/2 w'w - S rho + sum_i W_i max(0, rho - w'x_i)
+        min_a  f(a) = 1/2 a'Q a,   0 <= a_i <= W_i,   e'a = S
+
+    The gradient is G = Q a = X w, and rho is the KKT value of the multiplier of
+    e'a = S, computed as :meth:`BoxDual.intercept_from_dual` computes the exact
+    bias (y = e, so rho = -b): the mean of G_i over the free variables, else the
+    midpoint of what the bounded ones allow (LIBLINEAR's rule). The decision is
+    w'x - rho.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or scipy.sparse.csr_matrix
+        float64 rows (CSR with sorted indices).
+    weight : ndarray of shape (n_samples,)
+        W_i >= 0 (sample weights; 1 in LIBLINEAR).
+    nu : float
+        In (0, 1].
+    """
+
+    X: object
+    weight: np.ndarray
+    nu: float = 0.5
+
+    bias = "none"  # no bias term: rho plays its part
+    regression = False
+
+    def __post_init__(self):
+        if not 0.0 < self.nu <= 1.0:
+            raise ValueError(f"nu must be in (0, 1], got {self.nu!r}")
+        self.weight = np.asarray(self.weight, dtype=np.float64)
+        n = self.X.shape[0]
+        self.y = np.ones(n)
+        self.upper_bound = self.weight
+        self.diag = np.zeros(n)
+        self.total = self.nu * float(self.weight.sum())
+        self.rows = kernel_rows(self.X)
+        self.q_diag = squared_norms(self.rows, n, 0.0)
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def feasible(self, alpha):
+        """LIBLINEAR's start: the first variables at their bound W_i, one with the rest
+        of S, the others 0 (no warm start: e'a = S fixes where it starts)."""
+        if alpha is not None:
+            raise ValueError("LinearOneClassDual takes no warm start")
+        return greedy_fill(self.total, self.upper_bound)
+
+    def weights(self, alpha):
+        """w = sum_i a_i x_i, by the kernels' row operations (dense and CSR data give
+        identical sums)."""
+        w = np.zeros(self.n_features)
+        add_rows(self.rows, self.n_samples, np.asarray(alpha, dtype=np.float64), w, 0.0)
+        return w
+
+    def decision(self, w):
+        """w'x_i for every training row (the compiled kernels' sums)."""
+        return decisions(self.rows, self.n_samples, w, 0.0)
+
+    def rho(self, alpha, decision):
+        """rho from the KKT conditions at G = X w = ``decision``."""
+        return -self.intercept_from_dual(decision, alpha)
+
+    def coef_intercept(self, w, intercept=0.0):
+        """(coef, -rho): the decision is x'coef - rho."""
+        return w.copy(), float(intercept)
+
+    def evaluate(self, alpha, w, decision=None):
+        """Certificate of a dual point: (primal, dual, relative gap, -rho).
+
+        D(a) = -1/2 w'w (the maximisation form of f); P is the primal at (w, rho).
+        ``decision``: X w when known (entries of zero-weight rows may be anything:
+        they count in neither P nor rho)."""
+        if decision is None:
+            decision = self.decision(w)
+        rho = self.rho(alpha, decision)
+        half = 0.5 * float(w @ w)
+        primal = nu_primal(half, decision, self.weight, self.total, rho)
+        return primal, -half, relative_gap(primal, -half), -rho
 
 
 @njit(cache=True, nogil=True)

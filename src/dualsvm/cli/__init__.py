@@ -2,10 +2,11 @@
 
 ::
 
-    dualsvm train [options] FILE [MODEL]       (LIBLINEAR's -s 1|3 -c -e -B -wi -v -q)
+    dualsvm train [options] FILE [MODEL]       (LIBLINEAR's -s 1|3|12|13|21 -c -e -B -p -n -wi
+                                                -v -q)
     dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -s 0..4 -t -g -d -r -c
-                                                -n -p -e -m -h -wi)
-    dualsvm predict [-q] TEST MODEL OUTPUT     (a dualsvm or a LIBLINEAR model file)
+                                                -n -p -e -m -h -wi -v -b)
+    dualsvm predict [-q] [-b 1] TEST MODEL OUTPUT   (a dualsvm or a LIBLINEAR model file)
     dualsvm export-liblinear MODEL OUT
     dualsvm import-liblinear IN MODEL
     dualsvm demo                               (train and evaluate on bundled data)

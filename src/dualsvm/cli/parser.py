@@ -24,8 +24,10 @@ LIBLINEAR_SOLVER_PARAMS = {4: {"multi_class": "crammer_singer"},
 #: Those that are regressions (support vector regression, dual).
 LIBLINEAR_REGRESSIONS = (12, 13)
 _TYPE_NAMES = ("1 (L2-loss SVC, dual), 3 (L1-loss SVC, dual), 4 (Crammer-Singer multi-class, "
-               "dual), 5 (L1-regularized L2-loss SVC, primal), 12 (L2-loss SVR, dual) and "
-               "13 (L1-loss SVR, dual)")
+               "dual), 5 (L1-regularized L2-loss SVC, primal), 12 (L2-loss SVR, dual), "
+               "13 (L1-loss SVR, dual) and 21 (one-class SVM, dual)")
+#: LIBLINEAR's one-class SVM (-s 21, with -n nu), trained by :mod:`.train_one_class`.
+LIBLINEAR_ONE_CLASS = 21
 
 
 class UsageError(Exception):
@@ -106,7 +108,7 @@ def _solver(text):
         value = int(text)
     except ValueError:
         value = None
-    if value not in LIBLINEAR_TYPES and value not in LIBSVM_TYPES:
+    if value not in LIBLINEAR_TYPES and value not in LIBSVM_TYPES and value != LIBLINEAR_ONE_CLASS:
         raise argparse.ArgumentTypeError(
             f"unsupported solver type {text!r}; dualsvm trains -s {_TYPE_NAMES} (linear) "
             "and, with a kernel option, LIBSVM's -s 0 to 4")
@@ -128,10 +130,14 @@ def _kernel_type(text):
             "3 (sigmoid) or 4 (precomputed)") from None
 
 
-def _zero_one(text):
+def _zero_one(text, flag="-h"):
     if text not in ("0", "1"):
-        raise argparse.ArgumentTypeError(f"-h takes 0 or 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{flag} takes 0 or 1, got {text!r}")
     return text == "1"
+
+
+def _probability(text):
+    return _zero_one(text, "-b")
 
 
 def weight_pair(values):
@@ -189,7 +195,7 @@ def build_parser():
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
                             "dual; 4 = Crammer-Singer multi-class SVC, dual; 5 = "
                             "L1-regularized L2-loss SVC, primal; 12 = L2-loss SVR, dual; 13 = "
-                            "L1-loss SVR, dual; with a "
+                            "L1-loss SVR, dual; 21 = one-class SVM, dual (with -n nu); with a "
                             "kernel option LIBSVM's svm_type: 0 = C-SVC (default), 1 = nu-SVC, "
                             "2 = one-class SVM, 3 = epsilon-SVR, 4 = nu-SVR")
     # one -p for both tools: LIBLINEAR's (-s 12, 13) and LIBSVM's (-s 3 with a kernel
@@ -244,7 +250,12 @@ def build_parser():
     kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
                         help="shrinking heuristics (default 1)")
     kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
-                        help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default 0.5)")
+                        help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default "
+                             "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
+    kernel.add_argument("-b", dest="probability", type=_probability, metavar="0|1",
+                        help="1: train for probability estimates (-s 0 and 1: Platt's "
+                             "sigmoid on 5-fold cross-validated decision values; -s 3 and 4: "
+                             "the sigma of a Laplace model of the error), as LIBSVM's -b")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
     train.add_argument("--json", action="store_true",
@@ -311,6 +322,9 @@ def build_parser():
         "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
         description="Predict labels of an svmlight/LIBSVM file with a dualsvm or LIBLINEAR model.")
     predict.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
+    predict.add_argument("-b", dest="probability", type=_probability, default=False,
+                         metavar="0|1", help="1: write probability estimates (a kernel model "
+                                             "trained with -b 1), as LIBSVM's svm-predict -b 1")
     predict.add_argument("test", metavar="TEST")
     predict.add_argument("model", metavar="MODEL")
     predict.add_argument("output", metavar="OUTPUT")
@@ -359,6 +373,8 @@ def route(args):
     kernel option is given."""
     if args.command == "train":
         kernel = any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS)
+        if not kernel and args.solver == LIBLINEAR_ONE_CLASS:
+            return "train_one_class:run"
         if not kernel and args.solver is not None and args.solver not in LIBLINEAR_TYPES:
             raise UsageError(f"{PROG} train", f"unsupported solver type {args.solver} for a "
                              f"linear model; dualsvm trains -s {_TYPE_NAMES} (LIBSVM's -s 0 "
@@ -366,7 +382,11 @@ def route(args):
         # -p is also LIBLINEAR's (-s 12, 13): the linear paths refuse it elsewhere
         if not kernel and args.nu is not None:
             raise UsageError(f"{PROG} train", "-n is LIBSVM's, for kernel models "
-                             "(-s 1, 2 and 4 with a kernel option, e.g. -t 2)")
+                             "(-s 1, 2 and 4 with a kernel option, e.g. -t 2), and "
+                             "LIBLINEAR's for -s 21 (linear one-class SVM)")
+        if not kernel and args.probability is not None:
+            raise UsageError(f"{PROG} train", "-b (probability estimates) is LIBSVM's, for "
+                             "kernel models (-s 0 to 4 with a kernel option, e.g. -t 2)")
         if args.scheduler is not None or args.workers is not None:
             return "train_dask:run"
         if os.path.isdir(args.file):

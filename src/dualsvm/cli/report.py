@@ -6,7 +6,7 @@ import sys
 
 from ..constants import FINISHED, STATUSES
 from ..data import format_label
-from ..fits import KernelFit, LinearSVRFit, class_pairs
+from ..fits import KernelFit, LinearOneClassFit, LinearSVRFit, class_pairs
 from ..persistence.container import json_float
 from ..problem import relative_gap
 from .outputs import check_writable, write_error
@@ -68,11 +68,15 @@ class Reporter:
             prefix = "" if len(names) == 1 else (
                 f"{names[k]}: " if isinstance(fit, KernelFit) else f"class {names[k]}: ")
             # one problem over several intercepts (Crammer-Singer): no single b to show
-            bias = f", b = {fit.intercept_[k]:.10g}" if \
-                len(fit.intercept_) == len(fit.status_) else ""
+            if isinstance(fit, LinearOneClassFit):
+                offset = f", rho = {fit.offset_[k]:.10g}"
+            elif len(fit.intercept_) == len(fit.status_):
+                offset = f", b = {fit.intercept_[k]:.10g}"
+            else:
+                offset = ""
             self(f"{prefix}optimization finished, #iter = {iterations[k]}, "
                  f"primal = {fit.primal_[k]:.10g}, dual = {fit.dual_[k]:.10g}, "
-                 f"gap = {fit.gap_[k]:.3e}{bias}"
+                 f"gap = {fit.gap_[k]:.3e}{offset}"
                  + ("" if status in FINISHED else f" (stopped: {status})"))
 
     def save(self, fit, model_path, save):
@@ -111,10 +115,12 @@ class Reporter:
 
 def problem_names(fit):
     """How reports name each binary problem: its class (one-vs-rest), or 'a vs b'
-    (None for the one problem of a linear regression or of Crammer and Singer's
-    multi-class SVM, the kind of a kernel model's one problem: one-class, regression)."""
-    if isinstance(fit, LinearSVRFit) or fit.params.get("multi_class") == "crammer_singer":
-        return [None]  # one problem: a regression, or Crammer and Singer's over all classes
+    (None for the one problem of a linear regression, a linear one-class SVM or
+    Crammer and Singer's multi-class SVM; the kind of a kernel model's one problem:
+    one-class, regression)."""
+    if (isinstance(fit, (LinearSVRFit, LinearOneClassFit))
+            or fit.params.get("multi_class") == "crammer_singer"):
+        return [None]  # one problem: a regression, one-class, or Crammer and Singer's
     if isinstance(fit, KernelFit) and not fit.classifies:
         return [fit.kind]
     if isinstance(fit, KernelFit):
@@ -137,7 +143,7 @@ def certificate(fit):
     """The summary's training outcome: status, iterations, objectives, per problem too."""
     primal, dual = float(sum(fit.primal_)), float(sum(fit.dual_))
     iterations = problem_iterations(fit)
-    classes = {} if isinstance(fit, LinearSVRFit) else {
+    classes = {} if isinstance(fit, (LinearSVRFit, LinearOneClassFit)) else {
         "classes": [label_json(c) for c in fit.classes_]}
     return {
         **classes,

@@ -112,7 +112,8 @@ def _cross_validate(args, params, X, y, report, common):
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for fold, (train, test) in enumerate(_folds(args.folds, n, args.seed, report), start=1):
+        folds = cross_validation_folds(args.folds, n, args.seed, report)
+        for fold, (train, test) in enumerate(folds, start=1):
             model = LinearSVC(**params)
             try:
                 model.fit(X[train], y[train])
@@ -126,7 +127,7 @@ def _cross_validate(args, params, X, y, report, common):
         report.warn(message)
     accuracy = 100.0 * float(np.mean(predicted == y))
     if report.json_summary:
-        report.summary({**common, "cross_validation_folds": folds,
+        report.summary({**common, "cross_validation_folds": len(folds),
                         "cross_validation_accuracy": accuracy,
                         "seconds": time.perf_counter() - start})
     else:
@@ -134,7 +135,7 @@ def _cross_validate(args, params, X, y, report, common):
     return 0
 
 
-def _folds(folds, n, seed, report):
+def cross_validation_folds(folds, n, seed, report):
     """(train, test) index arrays of the -v folds: a seeded permutation cut in
     ``folds`` nearly equal parts (leave-one-out, with a warning, beyond n)."""
     if folds > n:
@@ -192,7 +193,7 @@ def _find_C(args, params, X, y, report, common):
     from ..selection import fold_path_scores
 
     n = X.shape[0]
-    folds = _folds(args.folds or SEARCH_FOLDS, n, args.seed, report)
+    folds = cross_validation_folds(args.folds or SEARCH_FOLDS, n, args.seed, report)
     Cs = search_grid(args, X, params)
     print(f"Doing parameter search with {len(folds)}-fold cross validation.",
           file=report.stream)

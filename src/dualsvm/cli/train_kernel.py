@@ -1,6 +1,8 @@
 """``dualsvm train -t K FILE``: a kernel model (LIBSVM's svm-train, ``-s 0`` to ``4``:
-C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR)."""
+C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR), with its ``-v`` cross validation and
+``-b 1`` probability models (by the estimators and scikit-learn's cross-validation)."""
 
+import sys
 import time
 
 import numpy as np
@@ -12,7 +14,8 @@ from ..persistence.kernel import save_kernel
 from ..validation import check_classes, sample_costs
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
     refuse_given
-from .parser import LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, UsageError, refuse
+from .parser import LIBLINEAR_ONE_CLASS, LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, \
+    UsageError, refuse
 from .report import Reporter
 
 
@@ -36,11 +39,14 @@ def run(args):
         raise refuse(f"-s {args.solver}", "(LIBLINEAR's support vector regression) is linear "
                                           "only: -s 12 and -s 13 take no kernel options; "
                                           "kernel regression is -s 3 or -s 4")
+    if args.solver == LIBLINEAR_ONE_CLASS:
+        raise refuse("-s 21", "(LIBLINEAR's one-class SVM) is linear only and takes no kernel "
+                              "options; the kernel one-class SVM is -s 2")
     if args.bias is not None:
         raise refuse("-B", "is for linear models; a kernel model has the exact "
                            "(unregularised) bias")
-    if args.folds is not None:
-        raise refuse("-v", "(cross validation) is not available for kernel models")
+    if args.folds is not None and args.trace:
+        raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
     refuse_given(args, SEARCH_FLAGS, "(the search for C) is for linear models; for kernel "
                                      "models use dualsvm.SVCCV or dualsvm.c_path in Python")
     refuse_given(args, (("gap_tol", "--gap-tol"),),
@@ -56,8 +62,11 @@ def run(args):
         raise UsageError(f"{PROG} train", "-h 1 and --no-shrinking disagree")
     kind = LIBSVM_TYPES[0 if args.solver is None else args.solver]
     _check_type_options(args, kind)
+    if args.probability and kind == "one_class":
+        raise refuse("-b 1", "(probability estimates) is offered for -s 0, 1, 3 and 4; "
+                             "LIBSVM's density marks of the one-class SVM (-s 2) are not")
     report = Reporter(args.quiet, args.json, args.trace)
-    path = model_path(args)
+    path = None if args.folds is not None else model_path(args)
     report.check_outputs(path)
 
     kernel = args.kernel_type or args.kernel_name or "rbf"
@@ -82,7 +91,8 @@ def run(args):
         time_limit=args.time_limit, callback=None, verbose=0 if args.quiet else 2,
         decision_function_shape="ovr", random_state=args.seed,
         nu=0.5 if args.nu is None else args.nu,
-        epsilon=0.1 if args.epsilon is None else args.epsilon)
+        epsilon=0.1 if args.epsilon is None else args.epsilon,
+        probability=bool(args.probability))
     if kind == "c_svc":
         cost = sample_costs(args.C, weights, y, classes)
         if not (cost > 0).any():
@@ -91,11 +101,22 @@ def run(args):
         cost = np.full(len(y), args.C if _uses(kind, "C") else 1.0)
     # the model file records the parameters of the estimator of this kind only
     params = {name: value for name, value in params.items()
-              if name not in ("loss", "C", "nu", "epsilon", "solver") or _uses(kind, name)}
+              if name not in ("loss", "C", "nu", "epsilon", "solver", "probability")
+              or _uses(kind, name)}
+    common = {"data": args.file, "svm_type": kind, "n_samples": int(X.shape[0]),
+              "n_features": int(X.shape[1])}
+    if args.folds is not None:
+        return cross_validate(args, kind, params, X, y, report, common)
     start = time.perf_counter()
     fit = fit_kernel(X, y, cost, params, kind)
+    sigma = None
+    if args.probability and not fit.classifies and "interrupted" not in fit.status_:
+        sigma = laplace_sigma(args, kind, params, X, y, report)
+        fit.probA_, fit.probB_ = np.array([sigma]), np.array([0.0])
     seconds = time.perf_counter() - start
     report.finished(fit, ADVICE)
+    if sigma is not None:
+        report(LAPLACE_LINE % sigma)
     report(f"Total nSV = {len(fit.support_)}")
     report.save(fit, path, save_kernel)
     report.summary({"data": args.file, "model": path, "solver": fit.solver_used_,
@@ -111,6 +132,113 @@ def run(args):
 def _uses(kind, name):
     """Whether LIBSVM's svm_type ``kind`` has the parameter ``name``."""
     return {"loss": kind == "c_svc", "solver": kind == "c_svc",
+            "probability": kind in ("c_svc", "nu_svc"),
             "C": kind in ("c_svc", "epsilon_svr", "nu_svr"),
             "nu": kind in ("nu_svc", "one_class", "nu_svr"),
             "epsilon": kind == "epsilon_svr"}[name]
+
+
+#: What LIBSVM prints of the Laplace model of a regression's error (-b 1).
+LAPLACE_LINE = ("Prob. model for test data: target value = predicted value + z,\n"
+                "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma=%g")
+#: LIBSVM's folds of the probability models (svm_svr_probability, svm_binary_svc_probability).
+PROBABILITY_FOLDS = 5
+
+
+def _estimator(kind, params):
+    """The estimator of LIBSVM's svm_type ``kind`` with the command line's parameters."""
+    from ..models import KERNEL_ESTIMATORS  # scikit-learn (about 1.5 s): -v and -b pay for it
+
+    estimator = KERNEL_ESTIMATORS[kind]()
+    known = estimator.get_params()
+    return estimator.set_params(**{name: value for name, value in params.items()
+                                   if name in known and name != "verbose"}, verbose=0)
+
+
+def _splitter(kind, folds, y, seed):
+    """LIBSVM's folds: random, and for classification with fewer folds than samples
+    grouped by class (stratified; when no class has as many samples as folds, plain
+    random folds, the only ones there are)."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    stratify = kind in ("c_svc", "nu_svc") and folds < len(y) and \
+        np.unique(y, return_counts=True)[1].max() >= folds
+    splitter = StratifiedKFold if stratify else KFold
+    return splitter(n_splits=folds, shuffle=True, random_state=seed)
+
+
+def _predictions(args, kind, params, X, y, folds, report, method="predict"):
+    """Cross-validated predictions (each row by the model trained without its fold), or
+    None after Ctrl-C; the folds' warnings are reported once each."""
+    import warnings
+
+    from sklearn.model_selection import cross_val_predict
+
+    estimator = _estimator(kind, params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            predicted = cross_val_predict(estimator, X, y, cv=_splitter(kind, folds, y, args.seed),
+                                          method=method)
+        except KeyboardInterrupt:
+            return None
+    for message in sorted({str(w.message) for w in caught}):
+        report.warn(message)
+    return predicted
+
+
+def cross_validate(args, kind, params, X, y, report, common):
+    """LIBSVM's svm-train -v: accuracy (-s 0, 1, 2), or mean squared error and squared
+    correlation coefficient (-s 3, 4), of cross-validated predictions."""
+    from .train_svr import regression_scores
+
+    n = X.shape[0]
+    folds = args.folds
+    if folds > n:
+        report.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
+        folds = n
+    start = time.perf_counter()
+    # with -b 1 LIBSVM predicts the most probable class (svm_predict_probability)
+    method = "predict_proba" if params.get("probability") else "predict"
+    try:
+        predicted = _predictions(args, kind, params, X, y, folds, report, method)
+    except ValueError as e:
+        raise CommandError(f"cross validation: {e}") from None
+    if predicted is None:
+        print(f"{PROG}: cross validation was interrupted", file=sys.stderr)
+        return 130
+    if method == "predict_proba":
+        predicted = np.unique(y)[np.argmax(predicted, axis=1)]
+    fields = {**common, "cross_validation_folds": folds,
+              "seconds": time.perf_counter() - start}
+    if kind in ("epsilon_svr", "nu_svr"):
+        mse, scc = regression_scores(predicted, y)
+        if report.json_summary:
+            report.summary({**fields, "cross_validation_mean_squared_error": mse,
+                            "cross_validation_squared_correlation": scc})
+        else:
+            print("Cross Validation Mean squared error = %g" % mse)
+            print("Cross Validation Squared correlation coefficient = %g" % scc)
+        return 0
+    accuracy = 100.0 * float(np.mean(predicted == y))
+    if report.json_summary:
+        report.summary({**fields, "cross_validation_accuracy": accuracy})
+    else:
+        print("Cross Validation Accuracy = %g%%" % accuracy)
+    return 0
+
+
+def laplace_sigma(args, kind, params, X, y, report):
+    """LIBSVM's ``svm_svr_probability``: the scale sigma of a Laplace model of the error
+    y - f(x), fitted on 5-fold cross-validated residuals: their mean absolute value
+    once those beyond 5 standard deviations (of a Laplace law of that mean) are left out."""
+    if X.shape[0] < PROBABILITY_FOLDS:
+        raise CommandError(f"-b 1 needs at least {PROBABILITY_FOLDS} samples (LIBSVM's "
+                           f"{PROBABILITY_FOLDS}-fold cross validation); the data have {X.shape[0]}")
+    predicted = _predictions(args, kind, params, X, y, PROBABILITY_FOLDS, report)
+    if predicted is None:
+        raise KeyboardInterrupt
+    residual = np.abs(y - predicted)
+    std = np.sqrt(2.0) * float(residual.mean())
+    kept = residual[residual <= 5.0 * std]
+    return float(kept.mean())

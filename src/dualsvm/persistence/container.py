@@ -5,7 +5,7 @@ entries and nothing that needs pickle to read, one of them ``metadata``: a 1-D
 ``uint8`` array holding a UTF-8 JSON object with
 
 * ``format`` = ``"dualsvm-model"``, ``format_version`` = ``1``, ``estimator``
-  (the model kind: ``"LinearSVC"``, ``"LinearSVR"``, or a kernel model's estimator, see
+  (the model kind: ``"LinearSVC"``, ``"LinearSVR"``, ``"LinearOneClassSVM"``, or a kernel model's estimator, see
   :mod:`.kernel`), ``dualsvm_version``;
 * ``params``: the estimator parameters without ``callback``; ``class_weight`` as a
   list of ``[label, weight]`` pairs (JSON object keys are strings only),
@@ -38,7 +38,8 @@ from ..files import atomic_write
 FORMAT_NAME = "dualsvm-model"
 FORMAT_VERSION = 1
 #: The model kinds, by the ``estimator`` name in the metadata.
-KINDS = ("LinearSVC", "SVC", "NuSVC", "OneClassSVM", "SVR", "NuSVR", "LinearSVR")
+KINDS = ("LinearSVC", "SVC", "NuSVC", "OneClassSVM", "SVR", "NuSVR", "LinearSVR",
+         "LinearOneClassSVM")
 ZIP_MAGIC = b"PK\x03\x04"
 
 

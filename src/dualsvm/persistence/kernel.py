@@ -22,7 +22,9 @@ Same container and safety as linear models (:mod:`.container`), with these entri
 ``intercept_``
     float64 (n_pairs,): LIBSVM's -rho of every pair.
 ``probA_``, ``probB_`` (optional; both or neither)
-    float64 (n_pairs,): Platt's sigmoid of every pair (``probability=True``).
+    float64 (n_pairs,): Platt's sigmoid of every pair (``probability=True``); for a
+    regression model (n_pairs = 1), probA_ = [sigma] of LIBSVM's Laplace model of the
+    error (``dualsvm train -b 1 -s 3|4``) and probB_ = [0].
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
 ``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
     the support vectors (neither for the precomputed kernel).

@@ -22,10 +22,13 @@ line is the bias weight w_b and the intercept is B * w_b; an exact
 (unregularised) intercept is written with B = 1. A regression model
 (:class:`~dualsvm.fits.LinearSVRFit`) is written as LIBLINEAR writes ``-s 12`` /
 ``-s 13`` models: solver_type L2R_L2LOSS_SVR_DUAL or L2R_L1LOSS_SVR_DUAL,
-``nr_class 2``, no ``label`` line, one weight per line. :func:`import_liblinear`
-reads the model of any LIBLINEAR classifier (linear SVMs, logistic
-regression, Crammer-Singer) and of its regressions (``-s 11, 12, 13``):
-prediction needs only w.
+``nr_class 2``, no ``label`` line, one weight per line. A one-class model
+(:class:`~dualsvm.fits.LinearOneClassFit`) as ``-s 21`` ones: solver_type
+ONECLASS_SVM, ``nr_class 2``, no ``label``, ``bias -1``, ``rho`` (the decision is
+w'x - rho), one weight per line. :func:`import_liblinear` reads the model of any
+LIBLINEAR classifier (linear SVMs, logistic regression, Crammer-Singer), of its
+regressions (``-s 11, 12, 13``) and of its one-class SVM (``-s 21``): prediction
+needs only w (and rho).
 """
 
 import math
@@ -36,7 +39,7 @@ import numpy as np
 from ..data import format_label, short_repr
 from ..exceptions import ModelError, one_line
 from ..files import atomic_write
-from ..fits import LinearFit, LinearSVRFit
+from ..fits import LinearFit, LinearOneClassFit, LinearSVRFit
 from .container import ZIP_MAGIC, read_head
 from .linear import checked_arrays
 
@@ -49,7 +52,7 @@ LIBLINEAR_CLASSIFIERS = (
 LIBLINEAR_REGRESSIONS = {"L2R_L2LOSS_SVR": "squared_epsilon_insensitive",
                          "L2R_L2LOSS_SVR_DUAL": "squared_epsilon_insensitive",
                          "L2R_L1LOSS_SVR_DUAL": "epsilon_insensitive"}
-_LIBLINEAR_OTHERS = ("ONECLASS_SVM",)
+ONE_CLASS = "ONECLASS_SVM"
 _LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho", "w")
 
 
@@ -87,8 +90,8 @@ def _bias_row(params, intercept):
 
 
 def export_liblinear(fit, path):
-    """Write a :class:`~dualsvm.fits.LinearFit` or :class:`~dualsvm.fits.LinearSVRFit`
-    as a LIBLINEAR 2.50 text model file.
+    """Write a :class:`~dualsvm.fits.LinearFit`, :class:`~dualsvm.fits.LinearSVRFit` or
+    :class:`~dualsvm.fits.LinearOneClassFit` as a LIBLINEAR 2.50 text model file.
 
     LIBLINEAR's ``predict`` gives the same labels (or values) as the model's.
 
@@ -100,6 +103,16 @@ def export_liblinear(fit, path):
         The file cannot be written.
     """
     params = fit.params
+    if isinstance(fit, LinearOneClassFit):
+        w = np.asarray(fit.coef_, dtype=np.float64).reshape(-1)
+        rho = float(np.asarray(fit.offset_).reshape(-1)[0])
+        if not (np.isfinite(w).all() and np.isfinite(rho)):
+            raise ModelError("the model's coefficients contain NaN or infinity")
+        lines = [f"solver_type {ONE_CLASS}", "nr_class 2", f"nr_feature {len(w)}", "bias -1",
+                 "rho %.17g" % rho, "w"] + ["%.17g " % v for v in w]
+        text = "\n".join(lines) + "\n"
+        atomic_write(path, lambda f: f.write(text.encode("ascii")))
+        return
     if isinstance(fit, LinearSVRFit):
         weights = np.asarray(fit.coef_, dtype=np.float64).reshape(-1, 1)
         intercept = np.asarray(fit.intercept_, dtype=np.float64).reshape(-1)
@@ -155,7 +168,8 @@ _CLASSIFIER_PARAMS = {
 
 def import_liblinear(path):
     """Read a LIBLINEAR text model of a classifier as a :class:`~dualsvm.fits.LinearFit`,
-    or of a regression (``-s 11, 12, 13``) as a :class:`~dualsvm.fits.LinearSVRFit`.
+    of a regression (``-s 11, 12, 13``) as a :class:`~dualsvm.fits.LinearSVRFit`, or of
+    the one-class SVM (``-s 21``) as a :class:`~dualsvm.fits.LinearOneClassFit`.
 
     Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
     ``coef_`` and ``intercept_`` are arranged so that the decision function gives
@@ -164,7 +178,7 @@ def import_liblinear(path):
     Raises
     ------
     ModelError
-        A malformed file, or a one-class model.
+        A malformed file.
     """
     path = os.fspath(path)
     head = read_head(path)
@@ -216,9 +230,10 @@ def import_liblinear(path):
             raise bad(f"'{key}' has a bad value {short_repr(' '.join(values))}") from None
 
     solver = header.get("solver_type")
-    if solver in _LIBLINEAR_OTHERS:
-        raise bad(f"solver_type {solver} is not a classifier nor a regression; dualsvm imports "
-                  f"{', '.join(LIBLINEAR_CLASSIFIERS + tuple(LIBLINEAR_REGRESSIONS))}")
+    if solver == ONE_CLASS:
+        return _one_class(header, tokens[i:], bad)
+    if "rho" in header:
+        raise bad(f"a 'rho' line in a {solver} model (only {ONE_CLASS} models have one)")
     if solver in LIBLINEAR_REGRESSIONS:
         return _regression(header, tokens[i:], bad)
     if solver not in LIBLINEAR_CLASSIFIERS:
@@ -297,3 +312,22 @@ def _regression(header, values, bad):
     intercept = bias * w[d] if bias >= 0 else 0.0
     return LinearSVRFit(params=params, coef_=np.ascontiguousarray(w[:d]),
                         intercept_=np.array([intercept]))
+
+
+def _one_class(header, values, bad):
+    """The LinearOneClassFit of a LIBLINEAR ``-s 21`` model's header and weight tokens."""
+    for key in ("nr_feature", "bias", "rho"):
+        if key not in header:
+            raise bad(f"no '{key}' line")
+    if "label" in header:
+        raise bad("a one-class model has no 'label' line")
+    d, bias, rho = header["nr_feature"], header["bias"], header["rho"]
+    if d < 1:
+        raise bad(f"nr_feature {d}")
+    if bias >= 0:  # LIBLINEAR refuses -B with -s 21, so its files say -1
+        raise bad(f"bias {bias:g}: LIBLINEAR's one-class SVM has no bias feature")
+    if not math.isfinite(rho):
+        raise bad(f"rho {rho}")
+    w = _weights(values, d, 1, bad)[:, 0]
+    return LinearOneClassFit(params={}, coef_=np.ascontiguousarray(w[None, :]),
+                             offset_=np.array([rho]))

@@ -21,6 +21,11 @@ Regression models (``estimator`` = ``"LinearSVR"``) hold ``coef_`` float64 of sh
 ``feature_names_in_``; their metadata has no ``n_classes``, and one entry in each
 certificate list.
 
+One-class models (``estimator`` = ``"LinearOneClassSVM"``, LIBLINEAR's ``-s 21``) hold
+``coef_`` float64 of shape (1, n_features_in), ``offset_`` float64 of shape (1,)
+(rho) and optionally ``feature_names_in_``; no ``n_classes``, one entry in each
+certificate list.
+
 Every entry's dtype and shape is checked on reading, and that all numbers are
 finite; anything else is a :class:`~dualsvm.exceptions.ModelError`.
 """
@@ -28,7 +33,7 @@ finite; anything else is a :class:`~dualsvm.exceptions.ModelError`.
 import numpy as np
 
 from ..exceptions import ModelError
-from ..fits import LinearFit, LinearSVRFit
+from ..fits import LinearFit, LinearOneClassFit, LinearSVRFit
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
 
@@ -123,34 +128,56 @@ def read_linear(path, meta, arrays):
 
 def save_linear_svr(fit, path):
     """Save a :class:`~dualsvm.fits.LinearSVRFit` as a dualsvm model file (atomically)."""
-    coef = np.asarray(fit.coef_, dtype=np.float64).reshape(-1)
-    intercept = np.asarray(fit.intercept_, dtype=np.float64).reshape(-1)
-    if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+    _save_single(fit, path, "LinearSVR", {"coef_": fit.coef_, "intercept_": fit.intercept_})
+
+
+def save_linear_one_class(fit, path):
+    """Save a :class:`~dualsvm.fits.LinearOneClassFit` as a dualsvm model file (atomically)."""
+    _save_single(fit, path, "LinearOneClassSVM", {"coef_": fit.coef_, "offset_": fit.offset_})
+
+
+def _save_single(fit, path, estimator, arrays):
+    """A model of one weight vector (its ``coef_`` and one offset) with its certificate."""
+    arrays = {name: np.asarray(value, dtype=np.float64) for name, value in arrays.items()}
+    arrays = {name: value if name == "coef_" and estimator != "LinearSVR" else value.reshape(-1)
+              for name, value in arrays.items()}
+    if not all(np.isfinite(value).all() for value in arrays.values()):
         raise ModelError("the model's coefficients contain NaN or infinity")
-    meta = {"params": params_to_json(fit.params), "n_features_in": int(coef.shape[0]),
+    meta = {"params": params_to_json(fit.params), "n_features_in": int(fit.n_features_in_),
             "n_iter": None if fit.n_iter_ is None else int(fit.n_iter_),
             **certificate_to_json(fit)}
-    arrays = {"coef_": coef, "intercept_": intercept}
     if fit.feature_names_in_ is not None:
         arrays["feature_names_in_"] = np.asarray(fit.feature_names_in_).astype(str)
-    write_container(path, "LinearSVR", meta, arrays)
+    write_container(path, estimator, meta, arrays)
 
 
 def read_linear_svr(path, meta, arrays):
     """The :class:`~dualsvm.fits.LinearSVRFit` of a regression model file's parts, all checked."""
+    return _read_single(path, meta, arrays, LinearSVRFit, "intercept_", lambda d: (d,))
+
+
+def read_linear_one_class(path, meta, arrays):
+    """The :class:`~dualsvm.fits.LinearOneClassFit` of a one-class model file's parts, all
+    checked."""
+    return _read_single(path, meta, arrays, LinearOneClassFit, "offset_", lambda d: (1, d))
+
+
+def _read_single(path, meta, arrays, fit_class, offset, coef_shape):
+    """The fit of a model of one weight vector: ``coef_`` of ``coef_shape(d)`` and
+    the ``offset`` entry of shape (1,), all checked."""
     def bad(what):
         return ModelError(f"{path}: invalid model file ({what})")
 
     names = set(arrays)
-    required = {"coef_", "intercept_"}
+    required = {"coef_", offset}
     unknown, missing = names - required - _OPTIONAL_ENTRIES, required - names
     if unknown or missing:
         raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
-    coef, intercept = arrays["coef_"], arrays["intercept_"]
     d = meta.get("n_features_in")
     if not (isinstance(d, int) and d >= 1):
         raise bad(f"n_features_in={d!r}")
-    for name, value, shape in (("coef_", coef, (d,)), ("intercept_", intercept, (1,))):
+    for name, shape in (("coef_", coef_shape(d)), (offset, (1,))):
+        value = arrays[name]
         if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
             raise bad(f"{name} must be finite float64 of shape {shape}")
     names = arrays.get("feature_names_in_")
@@ -161,6 +188,6 @@ def read_linear_svr(path, meta, arrays):
     n_iter = meta.get("n_iter")
     if n_iter is not None and not (isinstance(n_iter, int) and n_iter >= 0):
         raise bad(f"n_iter {n_iter!r}")
-    return LinearSVRFit(params=params_from_json(meta, bad), coef_=coef, intercept_=intercept,
-                        n_iter_=n_iter, feature_names_in_=names,
-                        **certificate_from_json(meta, 1, bad))
+    return fit_class(params=params_from_json(meta, bad), coef_=arrays["coef_"],
+                     n_iter_=n_iter, feature_names_in_=names,
+                     **{offset: arrays[offset]}, **certificate_from_json(meta, 1, bad))

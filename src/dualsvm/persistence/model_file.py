@@ -4,35 +4,38 @@
 import os
 
 from ..exceptions import ModelError
-from ..fits import KernelFit, LinearFit, LinearSVRFit
+from ..fits import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
 from .container import ZIP_MAGIC, describe, read_container, read_head
 from .kernel import read_kernel, save_kernel
 from .liblinear import import_liblinear, is_liblinear_text
-from .linear import read_linear, read_linear_svr, save_linear, save_linear_svr
+from .linear import read_linear, read_linear_one_class, read_linear_svr, save_linear, \
+    save_linear_one_class, save_linear_svr
 
 __all__ = ["load_any_fit", "load_fit", "save_fit"]
 
 
 def save_fit(fit, path):
-    """Save a LinearFit, LinearSVRFit or KernelFit as a dualsvm model file (atomically)."""
+    """Save a LinearFit, LinearSVRFit, LinearOneClassFit or KernelFit as a dualsvm model file (atomically)."""
     if isinstance(fit, LinearFit):
         return save_linear(fit, path)
     if isinstance(fit, KernelFit):
         return save_kernel(fit, path)
     if isinstance(fit, LinearSVRFit):
         return save_linear_svr(fit, path)
-    raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm.LinearSVC, dualsvm.LinearSVR "
-                     "and the kernel models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model "
+    if isinstance(fit, LinearOneClassFit):
+        return save_linear_one_class(fit, path)
+    raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm.LinearSVC, dualsvm.LinearSVR, "
+                     "dualsvm.LinearOneClassSVM and the kernel models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model "
                      "file format")
 
 
 def load_fit(path):
-    """The fit object (LinearFit, LinearSVRFit or KernelFit) of a dualsvm model file;
+    """The fit object (LinearFit, LinearSVRFit, LinearOneClassFit or KernelFit) of a dualsvm model file;
     ModelError otherwise."""
     path = os.fspath(path)
     meta, arrays = read_container(path)
-    read = {"LinearSVC": read_linear, "LinearSVR": read_linear_svr}.get(meta["estimator"],
-                                                                         read_kernel)
+    read = {"LinearSVC": read_linear, "LinearSVR": read_linear_svr,
+            "LinearOneClassSVM": read_linear_one_class}.get(meta["estimator"], read_kernel)
     return read(path, meta, arrays)
 
 
