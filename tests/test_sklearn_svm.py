@@ -135,6 +135,13 @@ def check_outcomes(outcomes, whole):
     unexpected_failures = [n for n, o in outcomes.items() if o == "failed" and reason(n) is None]
     unexpected_passes = [n for n, o in outcomes.items() if o == "passed" and reason(n) is not None]
     stale = [p for p in listed if not any(matches(n, p) for n in outcomes)]
+    counts = {"passed": sum(o == "passed" for o in outcomes.values()),
+              "skipped": sum(o == "skipped" for o in outcomes.values()),
+              "expected failures": sum(o == "failed" and reason(n) in EXPECTED_FAILURES.values()
+                                       for n, o in outcomes.items()),
+              "pending on branch lin": sum(o == "failed" and reason(n) in PENDING_LIN.values()
+                                           for n, o in outcomes.items())}
+    print(f"scikit-learn's SVM tests with dualsvm ({len(outcomes)} cases): {counts}")
     assert not unexpected_failures, f"scikit-learn's tests that fail with dualsvm: " \
         f"{unexpected_failures}"
     assert not unexpected_passes, f"listed as failing but pass (remove from the list): " \

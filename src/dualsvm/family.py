@@ -72,7 +72,8 @@ class _Regressor(RegressorMixin, _SingleModel):
         y : array-like of shape (n_samples,)
             Target values.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; samples of weight 0 are left out.
+            Per-sample multipliers of C; samples of weight <= 0 are left out
+            (as scikit-learn's SVMs leave them out).
 
         Returns
         -------
@@ -96,10 +97,11 @@ class SVR(_Regressor):
     Parameters
     ----------
     kernel, degree, gamma, coef0
-        As :class:`dualsvm.SVC`.
+        As :class:`dualsvm.SVC` (``kernel`` may be a callable).
     tol : float, default=1e-3
         LIBSVM's ``-e``.
     C : float, default=1.0
+        > 0; ``inf``: no sample outside the tube (the hard constraint).
     epsilon : float, default=0.1
         Width of the insensitive tube (LIBSVM's ``-p``), >= 0.
     shrinking, cache_size, max_iter, time_limit, callback, verbose
@@ -266,7 +268,7 @@ class OneClassSVM(OutlierMixin, _SingleModel):
             Training data; for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
         y : Ignored
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights W_i (the bounds of the dual); weight 0 leaves a sample out.
+            Per-sample weights W_i (the bounds of the dual); a weight <= 0 leaves a sample out.
 
         Returns
         -------
@@ -368,7 +370,7 @@ class NuSVC(SVC):
             Training data; for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights (the bounds W_i); weight 0 leaves a sample out.
+            Per-sample weights (the bounds W_i); a weight <= 0 leaves a sample out.
 
         Returns
         -------

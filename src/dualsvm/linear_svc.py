@@ -114,6 +114,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        A CSR matrix after :meth:`sparsify` (scikit-learn's), until :meth:`densify`.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     alpha_ : ndarray of shape (n_problems, n_samples)
         Dual variables of each binary problem, in training-row order.

@@ -191,7 +191,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
             enough); for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; samples of weight 0 are left out.
+            Per-sample multipliers of C; samples of weight <= 0 are left out
+            (as scikit-learn's SVMs leave them out).
 
         Returns
         -------
