@@ -272,8 +272,8 @@ def _keep_or_drop(make, X, y, weights):
 @pytest.mark.parametrize("make", [
     lambda: SVC(kernel="linear"), lambda: NuSVC(nu=0.2, gamma=0.5), lambda: SVR(gamma=0.5),
     lambda: NuSVR(gamma=0.5), lambda: OneClassSVM(nu=0.3, gamma=0.5),
-    lambda: LinearSVC(tol=1e-12, max_iter=100_000, random_state=0),
-    lambda: LinearSVR(loss="squared_epsilon_insensitive", tol=1e-12, max_iter=100_000,
+    lambda: LinearSVC(gap_tol=1e-12, max_iter=100_000, random_state=0),
+    lambda: LinearSVR(loss="squared_epsilon_insensitive", gap_tol=1e-12, max_iter=100_000,
                       random_state=0)])
 def test_negative_sample_weights_drop_their_rows(make):
     X, y, T = _iris()
@@ -298,6 +298,8 @@ def test_negative_sample_weights_errors():
         NuSVC().fit(X[binary], y[binary], sample_weight=one_class_left)
 
 
+# the same computation from each format: LinearSVC's max_iter on iris warns for both
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("container", [sp.lil_matrix, sp.coo_matrix, sp.csc_matrix,
                                        sp.dok_matrix, sp.lil_array, sp.coo_array])
 @pytest.mark.parametrize("make", [
@@ -346,8 +348,16 @@ def test_infinite_C_is_the_hard_margin(make):
     w = np.asarray(hard.coef_).ravel()
     np.testing.assert_allclose(hard.dual_, 0.5 * w @ w, rtol=1e-3)
     assert np.isclose(hard.primal_[0], 0.5 * w @ w, rtol=1e-6) or hard.primal_[0] == np.inf
+    # rows of weight 0 (inf * 0) stay out, as without C = inf
+    weights = np.where(np.arange(len(target)) % 3 == 0, 0.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no NaN from inf * 0
+        weighted = make(np.inf).fit(X[binary], target, sample_weight=weights)
+    dropped = make(np.inf).fit(X[binary][weights > 0], target[weights > 0])
+    np.testing.assert_allclose(_outputs(weighted, T), _outputs(dropped, T), rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # iris, unscaled
 def test_kernel_coef_is_read_only_and_linear_svc_sparsifies(tmp_path):
     X, y, T = _iris()
     for model in (SVC(kernel="linear"), NuSVC(kernel="linear"), SVR(kernel="linear"),
@@ -377,6 +387,7 @@ def test_predict_proba_without_probability_is_not_fitted():
         model.predict_proba(T)
 
 
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # the data's variance overflows
 def test_overflowing_data_gives_a_clear_error():
     X = np.finfo(np.float64).max * np.random.RandomState(0).uniform(size=(10, 2))
     with pytest.raises(ValueError, match="not finite.*scale"):

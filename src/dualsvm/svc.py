@@ -26,7 +26,7 @@ from .base import KernelMixin
 from .constants import KERNELS, LOSSES
 from .fits import pair_coefficients
 from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_path, kernel_solver
-from .validation import sample_costs, training_data
+from .validation import sample_costs, scaled_costs, training_data
 
 #: The kernel parameter of the kernel estimators: a name, or a function
 #: kernel(X, Z) -> (n_X, n_Z) matrix (scikit-learn's convention).
@@ -200,7 +200,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         """
         kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
         X, y, unit_cost = self._training_inputs(X, y, sample_weight)
-        return self._take_fit(fit_kernel(X, y, unit_cost * self.C, self._training_params()))
+        return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C),
+                                         self._training_params()))
 
     def _training_inputs(self, X, y, sample_weight):
         """Checked (X, y) (X as training takes it: see ``_training_matrix``) and the

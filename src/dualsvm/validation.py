@@ -14,7 +14,7 @@ from .data import format_label
 
 __all__ = ["ALL_WEIGHTS_ZERO", "balanced_class_weight", "canonical", "check_classes", "check_grid",
            "class_weights", "random_generator", "regression_data", "sample_costs",
-           "sample_weights", "training_data"]
+           "sample_weights", "scaled_costs", "training_data"]
 
 
 def random_generator(random_state):
@@ -90,8 +90,14 @@ def sample_costs(C, class_weight, y, classes, sample_weight=None):
     if not (cost > 0).any():
         raise ValueError(f"{ALL_WEIGHTS_ZERO} (sample_weight times class_weight): at least one "
                          "sample must weigh more than 0")
-    # C last: C = inf (a hard margin) times a weight 0 must stay 0, not NaN
-    return np.where(cost > 0, C * cost, 0.0)
+    return scaled_costs(cost, C)
+
+
+def scaled_costs(unit_cost, C):
+    """C times the costs at C = 1, the rows of cost 0 kept at 0 when C is infinite
+    (the hard margin; inf * 0 would be NaN)."""
+    unit_cost = np.asarray(unit_cost, dtype=np.float64)
+    return np.multiply(C, unit_cost, out=np.zeros(unit_cost.shape), where=unit_cost > 0)
 
 
 #: The start of the error for a data set whose every sample weighs 0 (scikit-learn's words).
