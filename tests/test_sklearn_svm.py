@@ -194,6 +194,11 @@ def test_sparse_prediction_of_a_dense_model(container):
         warnings.simplefilter("error")
         assert np.allclose(model.decision_function(container(T)), model.decision_function(T))
     assert np.array_equal(model.predict(container(T)), [1, 2, 2])
+    # the rest of test_bad_input: rows of the wrong width are refused
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X.T)
+    with pytest.raises(ValueError, match="features"):
+        SVC().fit(X @ X.T, Y).predict(X)
 
 
 # What the run asked for, each tested on its own.

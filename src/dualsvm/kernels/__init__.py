@@ -22,4 +22,5 @@ from .functions import (Kernel, callable_matrix, kernel_from_dot, kernel_from_do
 from .qmatrix import MIN_SLOTS, QMatrix, claim_slot, new_generation, q_column
 
 __all__ = ["MIN_SLOTS", "Kernel", "QMatrix", "callable_matrix", "claim_slot", "kernel_from_dot",
-           "kernel_from_dots", "make_kernel", "n_samples", "new_generation", "q_column", "squared_row_norms"]
+           "kernel_from_dots", "make_kernel", "n_samples", "new_generation", "q_column",
+           "squared_row_norms"]
