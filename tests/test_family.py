@@ -20,6 +20,11 @@ from dualsvm.solvers.smo import SMO
 TIGHT = 1e-7  # LIBSVM's -e and our tol in the comparisons
 
 
+def _dense(a):
+    """An attribute as an array (trained on sparse data, dual_coef_ is sparse)."""
+    return a.toarray() if sp.issparse(a) else np.asarray(a)
+
+
 def _data(load, name, kernel="rbf"):
     X, y = load(name)
     if name == "a9a.bz2":  # a subsample: the first 1000 rows (300 for the linear kernel: the
@@ -58,7 +63,7 @@ def test_single_models_equal_libsvm(load, name, kernel, cls, params, kind):
                                        nu=params.get("nu", 0.5),
                                        epsilon=params.get("epsilon", 0.1), eps=TIGHT)
     coef = np.zeros(X.shape[0])
-    coef[model.support_] = model.dual_coef_[0]
+    coef[model.support_] = _dense(model.dual_coef_)[0]
     their_coef, their_intercept = libsvm_single_model(theirs, X.shape[0])
     extra = {"target": y, "epsilon": params.get("epsilon", 0.1)}
     ours = family_dual(kind, X, coef, kernel, **extra, **numbers)
@@ -185,7 +190,8 @@ def test_dense_equals_sparse_and_model_files_round_trip(load, tmp_path, make):
     sparse = make().fit(X, y)
     dense = make().fit(X.toarray(), y)
     assert np.array_equal(sparse.support_, dense.support_)
-    assert np.allclose(sparse.dual_coef_, dense.dual_coef_, rtol=1e-6, atol=1e-8)
+    assert sp.issparse(sparse.dual_coef_) and not sp.issparse(dense.dual_coef_)
+    assert np.allclose(sparse.dual_coef_.toarray(), dense.dual_coef_, rtol=1e-6, atol=1e-8)
     assert np.allclose(sparse.intercept_, dense.intercept_, rtol=1e-6, atol=1e-8)
     for model, data in ((sparse, X), (dense, X.toarray())):
         path = tmp_path / "model.dsvm"
@@ -198,7 +204,7 @@ def test_dense_equals_sparse_and_model_files_round_trip(load, tmp_path, make):
                               model.decision_function(data) if hasattr(model, "decision_function")
                               else model.predict(data))
         for name in ("support_", "dual_coef_", "intercept_", "n_support_", "gap_", "status_"):
-            assert np.array_equal(getattr(loaded, name), getattr(model, name)), name
+            assert np.array_equal(_dense(getattr(loaded, name)), _dense(getattr(model, name))), name
 
 
 def test_attributes_as_scikit_learn(load):

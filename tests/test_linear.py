@@ -356,7 +356,7 @@ def test_bad_inputs_have_clear_errors(load):
         LinearSVC(loss="log").fit(X, y)
     with pytest.raises(ValueError, match="sample_weight"):
         LinearSVC().fit(X, y, sample_weight=np.ones(3))
-    with pytest.raises(ValueError, match="Negative values"):
+    with pytest.raises(ValueError, match="all samples have zero or negative weights"):
         LinearSVC().fit(X, y, sample_weight=-np.ones(len(y)))
     model = LinearSVC().fit(X, y)
     with pytest.raises(ValueError, match="features"):

@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 from reference import libsvm_probability, platt_sigmoid
 from sklearn.datasets import load_iris
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import log_loss
 
 from dualsvm import SVC, NuSVC, load_model, save_model
@@ -203,7 +204,7 @@ def test_ctrl_c_during_the_cross_validation_keeps_the_models(monkeypatch):
         model = SVC(probability=True, random_state=0).fit(X, y)
     assert model.status_ == ["interrupted"] * 3 and model.probA_.shape == (0,)
     assert np.mean(model.predict(X) == y) > 0.9
-    with pytest.raises(ValueError, match="no probability estimates.*interrupted"):
+    with pytest.raises(NotFittedError, match="not available.*interrupted"):
         model.predict_proba(X)
 
 

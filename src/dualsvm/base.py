@@ -3,12 +3,18 @@
 Training functions return plain fit objects (:mod:`dualsvm.fits`); an estimator
 takes one over after ``fit`` (warning when training stopped early), and
 :meth:`FitMixin.from_fit` builds a fitted estimator from one (model files, the
-out-of-core entry point).
+out-of-core entry point). :class:`KernelMixin`: what the kernel estimators share.
 """
 
 import warnings
 
+import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .kernels import callable_matrix
+from .validation import canonical
 
 
 class FitMixin:
@@ -47,4 +53,100 @@ class FitMixin:
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        return tags
+
+
+class KernelMixin(FitMixin):
+    """What the kernel estimators share (``SVC``, ``NuSVC``, ``SVR``, ``NuSVR``,
+    ``OneClassSVM``): a kernel given as a function, the fitted attributes of a
+    :class:`~dualsvm.fits.KernelFit` in scikit-learn's layout, ``coef_``, ``to_fit``.
+
+    A callable kernel ``kernel(X, Z)`` (scikit-learn's convention) is trained as
+    'precomputed' on its matrix K(X, X) and predicts from K(X_test, X); the training
+    samples are kept for that, as given (they may be of any kind the function takes,
+    e.g. strings). Trained on sparse data, ``support_vectors_``, ``dual_coef_`` and
+    ``coef_`` are sparse (CSR), as scikit-learn's are.
+    """
+
+    def _training_params(self):
+        """The parameters training receives (a callable kernel: 'precomputed')."""
+        params = self.get_params(deep=False)
+        if callable(self.kernel):
+            params["kernel"] = "precomputed"
+        return params
+
+    def _training_matrix(self, X):
+        """What training takes for the checked samples X: the dense square kernel
+        matrix for kernel='precomputed' or a callable kernel (whose samples are kept
+        for prediction), else X itself."""
+        if callable(self.kernel):
+            self._training_samples = X
+            return callable_matrix(self.kernel, X, X)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
+                                 f"kernel matrix; X has shape {X.shape}")
+            return X.toarray() if sp.issparse(X) else X
+        return X
+
+    def _prediction_data(self, X):
+        """X checked against the fitted model: float64 rows (or the kernel matrix
+        against the training rows for 'precomputed'); for a callable kernel, the
+        matrix K(X, training samples)."""
+        check_is_fitted(self)
+        if callable(self.kernel):
+            return callable_matrix(self.kernel, X, self._training_samples)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                          reset=False)
+        return canonical(X)
+
+    def to_fit(self):
+        """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold).
+
+        Raises
+        ------
+        ValueError
+            For a callable kernel: a model file holds no Python function.
+        """
+        check_is_fitted(self)
+        if callable(self._fit_kernel):
+            raise ValueError("a model trained with a callable kernel cannot be saved: model "
+                             "files hold arrays and JSON, not Python functions; train with "
+                             "kernel='precomputed' on the kernel matrix to save the model")
+        return self._fit
+
+    def _set_fitted(self, fit):
+        """Take the fitted attributes of a KernelFit, in scikit-learn's signs and layout."""
+        self._fit = fit
+        self._fit_kernel = self.kernel
+        for name, value in fit.fitted_attributes().items():
+            if name == "classes_" and not fit.classifies:
+                continue
+            if name == "n_features_in_" and callable(self.kernel):
+                continue  # the kernel matrix's width, not the samples'
+            setattr(self, name, value)
+        self._gamma = fit.kernel.gamma
+        if fit.classifies and len(fit.classes_) == 2:  # positive decisions mean classes_[1]
+            self.dual_coef_ = -fit.dual_coef_
+            self.intercept_ = -fit.intercept_
+        if sp.issparse(fit.support_vectors_):
+            self.dual_coef_ = sp.csr_matrix(self.dual_coef_)
+
+    @property
+    def coef_(self):
+        """Weights of the primal problem (kernel='linear' only), read-only: a change
+        would not reach the model, which predicts from ``dual_coef_``; sparse (CSR)
+        when the model was trained on sparse data."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        coef = np.asarray(self._primal_coef(), dtype=np.float64)
+        if sp.issparse(self.support_vectors_):
+            return sp.csr_matrix(coef)
+        coef.flags.writeable = False
+        return coef
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags

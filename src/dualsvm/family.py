@@ -14,17 +14,17 @@ problem SMO solves, in LIBSVM's unscaled form: see the classes).
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from sklearn.base import _fit_context  # noqa: I001  (private, as in svc.py)
 from sklearn.utils._param_validation import Interval
 
-from .base import FitMixin
+from .base import KernelMixin
 from .kernel_training import fit_kernel
+from .kernels import n_samples
 from .svc import SVC
-from .validation import canonical, sample_costs, training_data
+from .validation import canonical, regression_data, sample_costs
 
 #: The parameters every member shares with SVC (kernel, SMO, our extras).
 _KERNEL_PARAMETERS = {name: SVC._parameter_constraints[name] for name in (
@@ -33,64 +33,32 @@ _KERNEL_PARAMETERS = {name: SVC._parameter_constraints[name] for name in (
 _NU = [Interval(Real, 0.0, 1.0, closed="right")]
 
 
-def _square_kernel(estimator, X):
-    """The dense training kernel matrix for kernel='precomputed' (checked square)."""
-    if estimator.kernel != "precomputed":
-        return X
-    if X.shape[0] != X.shape[1]:
-        raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
-                         f"kernel matrix; X has shape {X.shape}")
-    return X.toarray() if sp.issparse(X) else X
-
-
 def _weights(n, sample_weight, C=1.0):
-    """C * sample_weight_i (checked as for SVC); ValueError when all are zero."""
-    cost = sample_costs(C, None, np.zeros(n), np.zeros(1), sample_weight)
-    if not (cost > 0).any():
-        raise ValueError("every sample has zero weight (sample_weight)")
-    return cost
+    """C * sample_weight_i (checked as for SVC; ValueError when none is > 0)."""
+    return sample_costs(C, None, np.zeros(n), np.zeros(1), sample_weight)
 
 
-class _SingleModel(FitMixin, BaseEstimator):
+class _SingleModel(KernelMixin, BaseEstimator):
     """What one-class and regression models share: one function
     f(x) = sum_t dual_coef_[0, t] K(x_t, x) + intercept_[0] from one SMO problem."""
 
     _kind = None
 
     def _fit_one(self, X, y, cost):
-        return self._take_fit(fit_kernel(X, y, cost, self.get_params(deep=False), self._kind))
-
-    def to_fit(self):
-        """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold)."""
-        check_is_fitted(self)
-        return self._fit
+        return self._take_fit(fit_kernel(self._training_matrix(X), y, cost,
+                                         self._training_params(), self._kind))
 
     def _set_fitted(self, fit):
-        self._fit = fit
-        for name, value in fit.fitted_attributes().items():
-            if name != "classes_":
-                setattr(self, name, value)
+        super()._set_fitted(fit)
         self.n_iter_ = int(fit.n_iter_[0]) if len(fit.n_iter_) else 0
-        self._gamma = fit.kernel.gamma
 
     def _decision(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
-                          reset=False)
-        return self._fit.decision_ovo(canonical(X))[:, 0]
+        X = self._prediction_data(X)  # first: it says when the model is not fitted
+        return self._fit.decision_ovo(X)[:, 0]
 
-    @property
-    def coef_(self):
-        """Weights of the primal problem (kernel='linear' only), shape (1, n_features)."""
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        check_is_fitted(self)
+    def _primal_coef(self):
+        """w, shape (1, n_features)."""
         return np.asarray(self._fit.dual_coef_ @ self.support_vectors_).reshape(1, -1)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
 
 
 class _Regressor(RegressorMixin, _SingleModel):
@@ -104,16 +72,14 @@ class _Regressor(RegressorMixin, _SingleModel):
         y : array-like of shape (n_samples,)
             Target values.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; samples of weight 0 are left out.
+            Per-sample multipliers of C; samples of weight <= 0 are left out
+            (as scikit-learn's SVMs leave them out).
 
         Returns
         -------
         self
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-                             y_numeric=True)
-        X = _square_kernel(self, canonical(X))
-        y = np.asarray(y, dtype=np.float64)
+        X, y = regression_data(self, X, y, check_X=not callable(self.kernel))
         return self._fit_one(X, y, _weights(len(y), sample_weight, self.C))
 
     def predict(self, X):
@@ -131,10 +97,11 @@ class SVR(_Regressor):
     Parameters
     ----------
     kernel, degree, gamma, coef0
-        As :class:`dualsvm.SVC`.
+        As :class:`dualsvm.SVC` (``kernel`` may be a callable).
     tol : float, default=1e-3
         LIBSVM's ``-e``.
     C : float, default=1.0
+        > 0; ``inf``: no sample outside the tube (the hard constraint).
     epsilon : float, default=0.1
         Width of the insensitive tube (LIBSVM's ``-p``), >= 0.
     shrinking, cache_size, max_iter, time_limit, callback, verbose
@@ -159,7 +126,7 @@ class SVR(_Regressor):
     _kind = "epsilon_svr"
     _parameter_constraints = {
         **_KERNEL_PARAMETERS,
-        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "C": SVC._parameter_constraints["C"],
         "epsilon": [Interval(Real, 0.0, None, closed="left")],
     }
 
@@ -214,7 +181,7 @@ class NuSVR(_Regressor):
     _parameter_constraints = {
         **_KERNEL_PARAMETERS,
         "nu": _NU,
-        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "C": SVC._parameter_constraints["C"],
     }
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
@@ -301,15 +268,16 @@ class OneClassSVM(OutlierMixin, _SingleModel):
             Training data; for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
         y : Ignored
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights W_i (the bounds of the dual); weight 0 leaves a sample out.
+            Per-sample weights W_i (the bounds of the dual); a weight <= 0 leaves a sample out.
 
         Returns
         -------
         self
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
-        X = _square_kernel(self, canonical(X))
-        n = X.shape[0]
+        if not callable(self.kernel):
+            X = canonical(validate_data(self, X, accept_sparse="csr", dtype=np.float64,
+                                        order="C"))
+        n = n_samples(X)
         return self._fit_one(X, np.zeros(n), _weights(n, sample_weight))
 
     def _set_fitted(self, fit):
@@ -402,18 +370,14 @@ class NuSVC(SVC):
             Training data; for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights (the bounds W_i); weight 0 leaves a sample out.
+            Per-sample weights (the bounds W_i); a weight <= 0 leaves a sample out.
 
         Returns
         -------
         self
         """
-        X, y, classes = training_data(self, X, y)
-        X = _square_kernel(self, X)
-        weight = sample_costs(1.0, self.class_weight, y, classes, sample_weight)
-        if not (weight > 0).any():
-            raise ValueError("every sample has zero weight (sample_weight or class_weight)")
-        return self._take_fit(fit_kernel(X, y, weight, self.get_params(deep=False), self._kind))
+        X, y, weight = self._training_inputs(X, y, sample_weight)
+        return self._take_fit(fit_kernel(X, y, weight, self._training_params(), self._kind))
 
 
 __all__ = ["NuSVC", "NuSVR", "OneClassSVM", "SVR"]

@@ -267,6 +267,10 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     else:
         dual_coef = coef[:, support]
         n_support = np.array([len(support)])
+    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
+                         "hold values too large for the kernel (the squared distances or "
+                         "products overflow); scale it, e.g. with StandardScaler")
     results = [s.result for s in solved]
     return KernelFit(
         params=dict(params), kernel=kernel, classes_=classes,

@@ -9,6 +9,7 @@ import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -19,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 # and their check in fit (_fit_context), and the decision_function / predict /
 # score of linear classifiers.
 from sklearn.base import _fit_context  # noqa: I001
-from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import FitMixin
@@ -30,7 +31,7 @@ from .linear_training import CRAMMER_SINGER, PRIMAL_CD_TYPES, PRIMAL_SOLVERS, Wa
 from .validation import canonical, sample_costs, training_data
 
 
-class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
+class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     """Linear support vector classifier trained by dual coordinate descent (or, on
     request, by the primal stochastic solvers Pegasos and implicit updates).
 
@@ -140,6 +141,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        A CSR matrix after :meth:`sparsify` (scikit-learn's), until :meth:`densify`.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     alpha_ : ndarray of shape (n_problems, n_samples)
         Dual variables of each binary problem, in training-row order (the dual
@@ -249,8 +251,9 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
         """The :class:`~dualsvm.fits.LinearFit` of this fitted model (what model files hold)."""
         check_is_fitted(self)
         names = [f.name for f in dataclasses.fields(LinearFit) if f.name.endswith("_")]
-        return LinearFit(params=self.get_params(deep=False),
-                         **{name: getattr(self, name, None) for name in names})
+        fitted = {name: getattr(self, name, None) for name in names}
+        fitted["coef_"] = self._dense_coef()
+        return LinearFit(params=self.get_params(deep=False), **fitted)
 
     def _set_fitted(self, fit):
         for name, value in fit.fitted_attributes().items():
@@ -349,7 +352,11 @@ class LinearSVC(FitMixin, LinearClassifierMixin, BaseEstimator):
 
     def _weights(self):
         """The current w of each binary problem, the augmented entry included."""
-        return stacked_weights(self.coef_, self.intercept_, self.get_params(deep=False))
+        return stacked_weights(self._dense_coef(), self.intercept_, self.get_params(deep=False))
+
+    def _dense_coef(self):
+        # sparsify() (scikit-learn's SparseCoefMixin) may have made coef_ a sparse matrix
+        return self.coef_.toarray() if sp.issparse(self.coef_) else self.coef_
 
     def _warm_start(self, X, classes):
         """Where ``fit`` continues with warm_start: the previous dual variables ('dcd')

@@ -919,7 +919,7 @@ class SVRDual(KernelQP):
         beta = self.coefficients(alpha)
         eps = -r if self.two_constraints else self.epsilon
         slack = np.maximum(0.0, np.abs(self.target - k_beta - intercept) - eps)
-        primal = 0.5 * float(beta @ k_beta) + float(self.C @ slack)
+        primal = 0.5 * float(beta @ k_beta) + weighted_sum(self.C, slack)
         if self.two_constraints:
             primal += self.nu * float(self.C.sum()) * eps
         return primal
@@ -978,7 +978,7 @@ class NuDual(KernelQP):
             for sign in (1.0, -1.0):
                 side = self.y == sign
                 if 0.5 * total > self.weight[side].sum() * (1 + 1e-12):
-                    raise ValueError(f"specified nu={self.nu!r} is infeasible: nu-SVC needs "
+                    raise ValueError(f"specified nu is infeasible (nu={self.nu!r}): nu-SVC needs "
                                      "nu * n / 2 <= the size of the smaller class (with sample "
                                      "weights: nu * sum(W) / 2 <= each class's weight)")
                 self.start[side] = greedy_fill(0.5 * total, self.weight[side])
@@ -1141,7 +1141,14 @@ def loss_terms(margins, cost, loss):
     slack = np.maximum(0.0, 1.0 - margins)
     if loss == "squared_hinge":
         slack = slack * slack
-    return float(cost @ slack)
+    return weighted_sum(cost, slack)
+
+
+def weighted_sum(cost, loss):
+    """sum_i C_i loss_i over the terms with loss_i > 0: an infinite C_i (a hard margin)
+    adds nothing where its loss is 0, and infinity where it is not."""
+    positive = loss > 0
+    return float(cost[positive] @ loss[positive])
 
 
 def regression_loss_terms(residuals, cost, loss, epsilon):
@@ -1149,7 +1156,7 @@ def regression_loss_terms(residuals, cost, loss, epsilon):
     slack = np.maximum(0.0, np.abs(residuals) - epsilon)
     if loss == "squared_epsilon_insensitive":
         slack = slack * slack
-    return float(cost @ slack)
+    return weighted_sum(cost, slack)
 
 
 def dual_terms(alpha, diag):

@@ -10,10 +10,10 @@ exactly as LIBSVM splits them, into a :class:`~dualsvm.fits.KernelFit`;
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 # Private scikit-learn APIs with no public equivalent (scikit-learn is pinned below
 # the next minor version in pyproject.toml for them): the parameter declarations
@@ -22,14 +22,18 @@ from sklearn.base import _fit_context  # noqa: I001
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import _ovr_decision_function
 
-from .base import FitMixin
+from .base import KernelMixin
 from .constants import KERNELS, LOSSES
 from .fits import pair_coefficients
 from .kernel_training import KERNEL_SOLVERS, fit_kernel, kernel_path, kernel_solver
-from .validation import sample_costs, training_data
+from .validation import sample_costs, scaled_costs, training_data
+
+#: The kernel parameter of the kernel estimators: a name, or a function
+#: kernel(X, Z) -> (n_X, n_Z) matrix (scikit-learn's convention).
+KERNEL_CONSTRAINT = [StrOptions(set(KERNELS)), callable]
 
 
-class SVC(FitMixin, ClassifierMixin, BaseEstimator):
+class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
     """Kernel support vector classifier trained in the dual (LIBSVM's C-SVC).
 
     Solves, for each pair of classes,
@@ -43,10 +47,14 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Regularisation trade-off, > 0.
-    kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'}, default='rbf'
+        Regularisation trade-off, > 0; ``inf`` gives the hard margin (no sample
+        inside it; the data must be separable in the kernel's space).
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default='rbf'
         As LIBSVM's ``-t 0..4``. With 'precomputed', X is the kernel matrix
-        (n_samples, n_samples) in fit and (n_test, n_train) in predict.
+        (n_samples, n_samples) in fit and (n_test, n_train) in predict. A callable
+        ``kernel(X, Z)`` returns the (len(X), len(Z)) kernel matrix of two sets of
+        samples (of any kind it takes); the model is trained as 'precomputed' on
+        ``kernel(X, X)`` and keeps X for prediction (it cannot be saved to a file).
     degree : int, default=3
         Degree of 'poly'.
     gamma : {'scale', 'auto'} or float, default='scale'
@@ -124,9 +132,10 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         for the first class of the pair); empty unless ``probability=True``.
     """
 
+    _kind = "c_svc"
     _parameter_constraints = {
-        "C": [Interval(Real, 0.0, None, closed="neither")],
-        "kernel": [StrOptions(set(KERNELS))],
+        "C": [Interval(Real, 0.0, None, closed="right")],  # inf: hard margin, as scikit-learn's
+        "kernel": KERNEL_CONSTRAINT,
         "degree": [Interval(Integral, 0, None, closed="left")],
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0.0, None, closed="neither")],
         "coef0": [Interval(Real, None, None, closed="neither")],
@@ -182,50 +191,37 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
             enough); for kernel='precomputed', the (n_samples, n_samples) kernel matrix.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of C; samples of weight 0 are left out.
+            Per-sample multipliers of C; samples of weight <= 0 are left out
+            (as scikit-learn's SVMs leave them out).
 
         Returns
         -------
         self
         """
+        kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
         X, y, unit_cost = self._training_inputs(X, y, sample_weight)
-        return self._take_fit(fit_kernel(X, y, unit_cost * self.C, self.get_params(deep=False)))
+        return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C),
+                                         self._training_params()))
 
     def _training_inputs(self, X, y, sample_weight):
-        """Validated (X, y) and the costs at C = 1, C_i / C (they scale with C)."""
-        kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
-        X, y, classes = training_data(self, X, y)
+        """Checked (X, y) (X as training takes it: see ``_training_matrix``) and the
+        costs at C = 1, C_i / C (they scale with C)."""
+        X, y, classes = training_data(self, X, y, check_X=not callable(self.kernel))
         unit_cost = sample_costs(1.0, self.class_weight, y, classes, sample_weight)
-        if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError("kernel='precomputed' needs the square (n_samples, n_samples) "
-                                 f"kernel matrix; X has shape {X.shape}")
-            X = X.toarray() if sp.issparse(X) else X
-        if not (unit_cost > 0).any():
-            raise ValueError("every sample has zero weight (sample_weight or class_weight)")
-        return X, y, unit_cost
-
-    def to_fit(self):
-        """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold)."""
-        check_is_fitted(self)
-        return self._fit
+        if self._kind == "c_svc" and len(np.unique(y[unit_cost > 0])) < 2:
+            # LIBSVM's check as scikit-learn words it; nu-SVC says its nu is infeasible
+            raise ValueError("Invalid input - all samples with positive weights belong to the "
+                             "same class: training needs samples of two classes or more with "
+                             "sample_weight (and class_weight) > 0")
+        return self._training_matrix(X), y, unit_cost
 
     def _set_fitted(self, fit):
-        """Take the fitted attributes of a KernelFit (scikit-learn's signs)."""
-        self._fit = fit
-        for name, value in fit.fitted_attributes().items():
-            setattr(self, name, value)
+        super()._set_fitted(fit)
         if fit.probA_ is None:  # scikit-learn's: empty without probability
             self.probA_ = self.probB_ = np.empty(0)
-        self._gamma = fit.kernel.gamma
-        if len(fit.classes_) == 2:  # positive decisions mean classes_[1]
-            self.dual_coef_ = -fit.dual_coef_
-            self.intercept_ = -fit.intercept_
 
     def _ovo_decision(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
-                          reset=False)
+        X = self._prediction_data(X)  # first: it says when the model is not fitted
         return self._fit.decision_ovo(X)
 
     def decision_function(self, X):
@@ -246,8 +242,7 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         if self.break_ties and len(self.classes_) > 2:
             return self.classes_[np.argmax(self.decision_function(X), axis=1)]
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
-                          reset=False)
+        X = self._prediction_data(X)
         return self._fit.predict(X)
 
     def _check_proba(self):
@@ -268,28 +263,22 @@ class SVC(FitMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
-                          reset=False)
-        return self._fit.predict_proba(X)
+        if self._fit.probA_ is None:
+            # NotFittedError, as scikit-learn's: the model needs a fit with probability=True
+            raise NotFittedError("predict_proba is not available when fitted with "
+                                 "probability=False (or when training was interrupted before "
+                                 "its cross-validation ended); fit with probability=True")
+        return self._fit.predict_proba(self._prediction_data(X))
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):
         """The logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
 
-    @property
-    def coef_(self):
-        """Weights of the primal problem (kernel='linear' only)."""
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        check_is_fitted(self)
+    def _primal_coef(self):
+        """w of every pair, (n_pairs, n_features) (two classes: scikit-learn's sign)."""
         coef = pair_coefficients(self._fit.dual_coef_, self.n_support_) @ self.support_vectors_
         return -np.asarray(coef) if len(self.classes_) == 2 else np.asarray(coef)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
 
 
 def svc_path(estimator, X, y, Cs, *, sample_weight=None):
@@ -298,6 +287,10 @@ def svc_path(estimator, X, y, Cs, *, sample_weight=None):
     path (see :func:`dualsvm.c_path`); a generator."""
     estimator = clone(estimator)
     estimator._validate_params()
+    if callable(estimator.kernel):
+        raise ValueError("a path over C takes a kernel by name, not a callable kernel: pass "
+                         "kernel='precomputed' and the kernel matrix")
+    kernel_solver(estimator.solver, estimator.loss, estimator.shrinking)
     X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
     names = getattr(estimator, "feature_names_in_", None)
     for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs):

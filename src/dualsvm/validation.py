@@ -3,7 +3,8 @@
 The estimators, the command line and out-of-core training all call these, so a
 rule (what 'balanced' means, how a seed orders the rows, what a single-class
 data set gets as an error) holds in one place. NumPy only, except
-:func:`training_data`, the scikit-learn input validation of the estimators.
+:func:`training_data` and :func:`regression_data`, the scikit-learn input validation
+of the estimators.
 """
 
 import numpy as np
@@ -11,8 +12,9 @@ import scipy.sparse as sp
 
 from .data import format_label
 
-__all__ = ["balanced_class_weight", "canonical", "check_classes", "check_grid", "class_weights",
-           "random_generator", "sample_costs", "sample_weights", "training_data"]
+__all__ = ["ALL_WEIGHTS_ZERO", "balanced_class_weight", "canonical", "check_classes", "check_grid",
+           "class_weights", "random_generator", "regression_data", "sample_costs",
+           "sample_weights", "scaled_costs", "training_data"]
 
 
 def random_generator(random_state):
@@ -75,22 +77,43 @@ def class_weights(class_weight, classes, counts):
 def sample_costs(C, class_weight, y, classes, sample_weight=None):
     """C_i = C * class_weight[y_i] * sample_weight_i for every sample.
 
-    Raises ValueError for sample weights of the wrong shape, negative, NaN or infinite,
-    or all zero.
+    Rows of C_i = 0 are left out of training. Raises ValueError for sample weights
+    of the wrong shape, NaN or infinite (see :func:`sample_weights`), and when no row
+    is left (all weights zero or negative, sample_weight or class_weight).
     """
     index = np.searchsorted(classes, y)
     counts = np.bincount(index, minlength=len(classes))
-    cost = C * class_weights(class_weight, classes, counts)[index]
     weights = sample_weights(sample_weight, len(y))
-    return cost if weights is None else cost * weights
+    cost = class_weights(class_weight, classes, counts)[index]
+    if weights is not None:
+        cost = cost * weights
+    if not (cost > 0).any():
+        raise ValueError(f"{ALL_WEIGHTS_ZERO} (sample_weight times class_weight): at least one "
+                         "sample must weigh more than 0")
+    return scaled_costs(cost, C)
+
+
+def scaled_costs(unit_cost, C):
+    """C times the costs at C = 1, the rows of cost 0 kept at 0 when C is infinite
+    (the hard margin; inf * 0 would be NaN)."""
+    unit_cost = np.asarray(unit_cost, dtype=np.float64)
+    return np.multiply(C, unit_cost, out=np.zeros(unit_cost.shape), where=unit_cost > 0)
+
+
+#: The start of the error for a data set whose every sample weighs 0 (scikit-learn's words).
+ALL_WEIGHTS_ZERO = "Invalid input - all samples have zero or negative weights"
 
 
 def sample_weights(sample_weight, n_samples):
     """``sample_weight`` checked, as a float64 array of n_samples (None stays None;
-    a scalar is broadcast).
+    a scalar is broadcast); negative weights become 0.
 
-    Raises ValueError for sample weights of the wrong shape, negative, NaN or infinite,
-    or all zero.
+    A negative weight leaves its sample out, as a weight 0 does: scikit-learn's SVMs
+    do so (its LIBSVM drops the rows of weight <= 0), and a negative C_i has no
+    meaning in the dual (the box [0, C_i] would be empty).
+
+    Raises ValueError for sample weights of the wrong shape, NaN or infinite, or
+    none positive.
     """
     if sample_weight is None:
         return None
@@ -101,11 +124,10 @@ def sample_weights(sample_weight, n_samples):
         raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(n_samples,)}")
     if not np.isfinite(weights).all():
         raise ValueError("sample_weight contains NaN or infinity")
-    if (weights < 0).any():
-        raise ValueError("Negative values in data passed to `sample_weight`")
+    weights = np.maximum(weights, 0.0)
     if not weights.any():
-        raise ValueError("every sample has zero weight: sample_weight must contain at least "
-                         "one non-zero number")
+        raise ValueError(f"{ALL_WEIGHTS_ZERO} in sample_weight: at least one sample must "
+                         "weigh more than 0")
     return weights
 
 
@@ -117,19 +139,43 @@ def canonical(X):
     return X
 
 
-def training_data(estimator, X, y):
+def training_data(estimator, X, y, *, check_X=True):
     """Validated (X, y) of a classifier's ``fit`` and its classes (at least two).
 
     X becomes float64, C-ordered or canonical CSR; scikit-learn's ``validate_data``
     records ``n_features_in_`` (and feature names) on the estimator.
+    ``check_X=False`` (a callable kernel, which may take any samples, e.g. strings,
+    as scikit-learn's SVC lets it): X is left as given, only its length checked.
     """
     # scikit-learn costs about 1.5 s to import: only the estimators pay it
     from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import validate_data
 
-    X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+    X, y = _checked(estimator, X, y, check_X)
     check_classification_targets(y)
-    return canonical(X), y, check_classes(y)
+    return X, y, check_classes(y)
+
+
+def regression_data(estimator, X, y, *, check_X=True):
+    """Validated (X, y) of a regressor's ``fit``: X as :func:`training_data` makes
+    it, y float64."""
+    X, y = _checked(estimator, X, y, check_X, y_numeric=True)
+    return X, np.ascontiguousarray(y, dtype=np.float64)
+
+
+def _checked(estimator, X, y, check_X, **check):
+    from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
+
+    if check_X:
+        X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+                             **check)
+        return canonical(X), y
+    check_consistent_length(X, y)
+    y = column_or_1d(y, warn=True)
+    if check.get("y_numeric"):
+        y = np.asarray(y, dtype=np.float64)
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or infinity")
+    return X, y
 
 
 def check_grid(values, name="Cs"):

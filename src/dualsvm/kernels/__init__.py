@@ -5,7 +5,8 @@ Contract (kept stable for every kernel solver):
 * :func:`make_kernel` (name, gamma, degree, coef0 as LIBSVM/scikit-learn name
   them; gamma 'scale'/'auto' resolved on the data) -> a frozen :class:`Kernel`;
   ``kernel(X, Z)`` is the kernel matrix by BLAS (dense or CSR), ``kernel.params``
-  the tuple compiled code receives.
+  the tuple compiled code receives. A user's kernel function is trained as
+  'precomputed' on :func:`callable_matrix`.
 * :class:`QMatrix` (``X, y, kernel, cache_size`` MB): Q_ij = y_i y_j K(x_i, x_j),
   its diagonal ``diag``, columns for compiled loops through
   ``q_column(qm.data, qm.cache, j, active, m)`` (float32 view valid at
@@ -16,8 +17,10 @@ Contract (kept stable for every kernel solver):
 * Kernel codes (LIBSVM's ``-t`` numbers) are in :mod:`dualsvm.constants`.
 """
 
-from .functions import Kernel, kernel_from_dot, kernel_from_dots, make_kernel, squared_row_norms
+from .functions import (Kernel, callable_matrix, kernel_from_dot, kernel_from_dots, make_kernel,
+                        n_samples, squared_row_norms)
 from .qmatrix import MIN_SLOTS, QMatrix, claim_slot, new_generation, q_column
 
-__all__ = ["MIN_SLOTS", "Kernel", "QMatrix", "claim_slot", "kernel_from_dot", "kernel_from_dots",
-           "make_kernel", "new_generation", "q_column", "squared_row_norms"]
+__all__ = ["MIN_SLOTS", "Kernel", "QMatrix", "callable_matrix", "claim_slot", "kernel_from_dot",
+           "kernel_from_dots", "make_kernel", "n_samples", "new_generation", "q_column",
+           "squared_row_norms"]

@@ -8,7 +8,13 @@ poly        -t 1    (gamma x'z + coef0)^degree      gamma, coef0, degree
 rbf         -t 2    exp(-gamma ||x - z||^2)         gamma
 sigmoid     -t 3    tanh(gamma x'z + coef0)         gamma, coef0
 precomputed -t 4    X[i, j] given by the user
+callable            kernel(X, Z)[i, j]              a function of the user's
 ==========  ======  ==============================  =========================
+
+A callable kernel (scikit-learn's convention) is a function ``kernel(X, Z)`` of two
+sets of samples returning their (len(X), len(Z)) kernel matrix; the estimators
+train it as 'precomputed' on :func:`callable_matrix` (X, X) and predict on
+:func:`callable_matrix` (X_test, X_train).
 
 ``gamma`` is a number > 0, ``'scale'`` (1 / (n_features * X.var()), scikit-learn's
 default) or ``'auto'`` (1 / n_features, LIBSVM's default); ``degree`` = 3 and
@@ -79,6 +85,34 @@ class Kernel:
         if self.code == PRECOMPUTED:
             raise ValueError("a precomputed kernel has no rows to take products of")
         return kernel_times(self, X, Z, coef, TIMES_BYTES)
+
+
+def n_samples(X):
+    """The number of samples of a data set of any kind a kernel function may take
+    (arrays, sparse matrices, lists of strings)."""
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(X)
+
+
+def callable_matrix(kernel, X, Z):
+    """The kernel matrix a user's kernel function gives for (X, Z), as a dense,
+    C-ordered float64 array, checked.
+
+    Raises ValueError when it is not of shape (n_samples(X), n_samples(Z)) or holds
+    NaN or infinity (both name the function).
+    """
+    K = kernel(X, Z)
+    K = K.toarray() if sp.issparse(K) else K
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    expected = (n_samples(X), n_samples(Z))
+    name = getattr(kernel, "__name__", repr(kernel))
+    if K.shape != expected:
+        raise ValueError(f"the kernel function {name} returned a matrix of shape {K.shape}; "
+                         f"a kernel of {expected[0]} and {expected[1]} samples must have "
+                         f"shape {expected}")
+    if not np.isfinite(K).all():
+        raise ValueError(f"the kernel function {name} returned NaN or infinity")
+    return K
 
 
 def make_kernel(kernel="rbf", *, gamma="scale", degree=3, coef0=0.0, X=None):
