@@ -1,10 +1,13 @@
 """The rest of LIBSVM's kernel family: dualsvm's SMO beside LIBSVM 3.37, in one run.
 
-SVR (epsilon-SVR, -s 3), NuSVR (-s 4), NuSVC (-s 1) and OneClassSVM (-s 2), RBF kernel,
+SVR (epsilon-SVR, -s 3), NuSVR (-s 4), NuSVC (-s 1) and OneClassSVM (-s 2), and
+probabilities (``SVC(probability=True)`` beside C-SVC ``-b 1``: Platt's sigmoid on 5-fold
+decision values, so six trainings each), RBF kernel,
 gamma = 1 / n_features, the same stopping rule (LIBSVM's -e = 1e-3, which dualsvm's tol
 is), the same 100 MB kernel cache, shrinking on, on housing_scale (506 rows, the
 regression set), the first 5000 rows of a9a and the first 10000 of ijcnn1 (their labels
-+-1 as regression targets for SVR and NuSVR). Per case: fit seconds, best of
++-1 as regression targets for SVR and NuSVR; probabilities on heart_scale, a9a and
+ijcnn1, C = 1). Per case: fit seconds, best of
 ``--repeats`` fits per solver interleaved, each from the same CSR matrix with its own
 conversion (LIBSVM: ``svm_problem`` + ``svm_train``); the objective LIBSVM prints and
 dualsvm's (the same quantity: the minimised dual f(a) of LIBSVM's formulation; for
@@ -12,7 +15,7 @@ nu-SVC LIBSVM prints f(a) / rho^2 and dualsvm's is scaled alike here: rho is kno
 to the stopping rule's precision, so at -e 1e-3 these differ by up to 2e-2 although the
 unscaled duals agree), SMO steps, nSV.
 
-    python benchmarks/bench_family.py                    # all 11 cases, writes results/family.*
+    python benchmarks/bench_family.py                    # all 14 cases, writes results/family.*
     python benchmarks/bench_family.py --kinds SVR --datasets housing --repeats 1   # prints only
 """
 
@@ -33,8 +36,8 @@ import dualsvm
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
                     cores_busy, machine, machine_lines, thread_pools)
 
-DATASETS = {"housing": ("housing_scale", None), "a9a": ("a9a.bz2", 5000),
-            "ijcnn1": ("ijcnn1.bz2", 10000)}
+DATASETS = {"housing": ("housing_scale", None), "heart": ("heart_scale", None),
+            "a9a": ("a9a.bz2", 5000), "ijcnn1": ("ijcnn1.bz2", 10000)}
 #: estimator, LIBSVM's -s, parameters (estimator names; LIBSVM flags below), per data set
 #: (nu-SVC's nu must not exceed twice the smaller class's share: a9a 24%, ijcnn1 10%)
 KINDS = {
@@ -42,8 +45,13 @@ KINDS = {
     "NuSVR": (dualsvm.NuSVR, 4, lambda name: {"C": 1.0, "nu": 0.5}),
     "NuSVC": (dualsvm.NuSVC, 1, lambda name: {"nu": 0.1 if name == "ijcnn1" else 0.3}),
     "OneClassSVM": (dualsvm.OneClassSVM, 2, lambda name: {"nu": 0.1}),
+    "SVC-proba": (dualsvm.SVC, 0, lambda name: {"C": 1.0, "probability": True}),
 }
-FLAGS = {"C": "-c", "epsilon": "-p", "nu": "-n"}
+#: the data sets of each kind (housing: a regression set; heart: a small classification one)
+KIND_DATASETS = {kind: ("housing", "a9a", "ijcnn1") for kind in KINDS}
+KIND_DATASETS["NuSVC"] = ("a9a", "ijcnn1")
+KIND_DATASETS["SVC-proba"] = ("heart", "a9a", "ijcnn1")
+FLAGS = {"C": "-c", "epsilon": "-p", "nu": "-n", "probability": "-b"}
 CACHE_MB = 100
 TOL = 1e-3
 
@@ -56,6 +64,8 @@ def load(name):
 
 
 def fit_dualsvm(cls, params, X, y):
+    if params.get("probability"):
+        params = {**params, "random_state": 0}  # the folds' permutation
     model = cls(gamma=1.0 / X.shape[1], tol=TOL, cache_size=CACHE_MB, **params)
     with Clock() as clock:
         model.fit(X, y)
@@ -70,13 +80,15 @@ def fit_libsvm(svm_type, params, X, y):
     from libsvm import svmutil
 
     options = (f"-s {svm_type} -t 2 -g {1.0 / X.shape[1]!r} -e {TOL} -m {CACHE_MB} "
-               + " ".join(f"{FLAGS[k]} {v!r}" for k, v in params.items()))
+               + " ".join(f"{FLAGS[k]} {int(v) if isinstance(v, bool) else v!r}"
+                          for k, v in params.items()))
     with CapturedStdout() as out:
         with Clock() as clock:
             model = svmutil.svm_train(svmutil.svm_problem(y, X), svmutil.svm_parameter(options))
     return {**clock.timing, "iterations": sum(int(v) for v in re.findall(r"#iter = (\d+)",
                                                                           out.text)),
-            "obj": float(re.findall(r"obj = (-?[\d.e+-]+)", out.text)[0]),
+            # the last objective: the final model's (with -b 1 the folds' come first)
+            "obj": float(re.findall(r"obj = (-?[\d.e+-]+)", out.text)[-1]),
             "n_support": int(model.get_nr_sv()), "options": options}
 
 
@@ -95,8 +107,8 @@ def warm_up():
     X = sp.csr_matrix(rng.random((200, 5)))
     y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
     for kind, (cls, svm_type, params) in KINDS.items():
-        fit_dualsvm(cls, params("housing"), X, y)
-        fit_libsvm(svm_type, params("housing"), X, y)
+        fit_dualsvm(cls, params("heart"), X, y)
+        fit_libsvm(svm_type, params("heart"), X, y)
 
 
 def run_case(kind, name, X, y, repeats, log):
@@ -136,7 +148,10 @@ def markdown(results, meta):
         f"({pools.get('blas', 1)}); LIBSVM's wheel links OpenMP ({pools.get('openmp', 1)}). "
         "Objective: the minimised dual LIBSVM prints (obj; for nu-SVC f(a) / rho^2) and "
         "dualsvm's same quantity from its certificate. a9a: first 5000 rows; ijcnn1: first "
-        "10000; SVR and NuSVR fit their +-1 labels as targets.", "",
+        "10000; SVR and NuSVR fit their +-1 labels as targets. SVC-proba: "
+        "`SVC(probability=True, random_state=0)` beside `-s 0 -b 1` (five fold models and "
+        "the final one each; the objective is the final model's, the steps LIBSVM's are "
+        "summed over its six trainings, dualsvm's are the final model's).", "",
         "| model | data | n | parameters | dualsvm s | LIBSVM s | ratio | CPU/wall dualsvm; "
         "LIBSVM | obj dualsvm | obj LIBSVM | rel. diff | steps dualsvm | steps LIBSVM | "
         "nSV dualsvm / LIBSVM | gap dualsvm |",
@@ -184,8 +199,7 @@ def main(argv=None):
             "thread_pools": thread_pools()}
     data = {name: load(name) for name in args.datasets}
     results = [run_case(kind, name, *data[name], args.repeats, log)
-               for kind in args.kinds for name in args.datasets
-               if not (kind == "NuSVC" and name == "housing")]  # housing: a regression set
+               for kind in args.kinds for name in args.datasets if name in KIND_DATASETS[kind]]
     meta["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     text = markdown(results, meta)
     print(text)

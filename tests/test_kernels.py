@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise
 from sklearn.svm import SVC as SkSVC
 
-from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel
+from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel, q_column
 from dualsvm.kernels.qmatrix import dense_enough
 
 KERNELS = [
@@ -164,3 +164,50 @@ def test_matrix_refuses_above_memory_bound(data):
     X, y = data
     with pytest.raises(ValueError, match="needs .* MB"):
         QMatrix(X, y, make_kernel("rbf", gamma=1.0)).matrix(max_bytes=1000)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", ["rbf", "precomputed"])
+def test_variables_over_rows_equal_the_stacked_matrix(data, sparse, name):
+    # SVR's 2n variables served from n kernel columns (row_of) give the Q of the rows
+    # stacked twice with the signs, through every access path, with n cached columns
+    X, _ = data
+    n = len(X)
+    K = pairwise.rbf_kernel(X, X, gamma=0.3)
+    rows = K if name == "precomputed" else (sp.csr_matrix(X) if sparse else X)
+    kernel = make_kernel(name, gamma=0.3)
+    signs = np.concatenate([np.ones(n), -np.ones(n)])
+    row_of = np.concatenate([np.arange(n), np.arange(n)])
+    q = QMatrix(rows, signs, kernel, cache_size=1, row_of=row_of)
+    Q = np.block([[K, -K], [-K, K]])
+    assert q.n == 2 * n and q.cache[0].shape[1] == n
+    np.testing.assert_allclose(q.diag, np.diag(Q), rtol=1e-12)
+    for j in (0, 5, n + 5, 2 * n - 1):
+        np.testing.assert_allclose(q.column(j), Q[:, j], rtol=1e-6, atol=1e-6)
+    # both signs of row 5 cost one kernel column
+    assert q.kernel_evaluations == 3 * n
+    cols = np.array([1, n + 1, 7, n + 9, 2 * n - 1])
+    np.testing.assert_allclose(q.block([3, n + 4, 0], cols), Q[np.ix_([3, n + 4, 0], cols)],
+                               rtol=1e-12, atol=1e-12)
+    v = np.random.default_rng(2).random(len(cols))
+    np.testing.assert_allclose(q.times(cols, v), Q[:, cols] @ v, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="row_of"):
+        q.columns([0, 1])
+
+
+def test_variable_columns_on_a_shrunk_active_set(data):
+    # a partial request fills the active entries only, and a later request for a
+    # smaller active set (shrinking) is served by the same buffer
+    X, _ = data
+    n = len(X)
+    K = pairwise.rbf_kernel(X, X, gamma=0.3)
+    q = QMatrix(X, np.concatenate([np.ones(n), -np.ones(n)]), make_kernel("rbf", gamma=0.3),
+                cache_size=1, row_of=np.concatenate([np.arange(n), np.arange(n)]))
+    active = np.random.default_rng(3).permutation(2 * n)
+    column = q_column(q.data, q.cache, n + 2, active, 100)
+    expected = -np.concatenate([K[:, 2], -K[:, 2]])
+    np.testing.assert_allclose(column[active[:100]], expected[active[:100]], rtol=1e-6, atol=1e-6)
+    hits = q.cache_hits
+    again = q_column(q.data, q.cache, n + 2, active, 50)
+    assert again is column or np.shares_memory(again, column)
+    assert q.cache_hits == hits + 1

@@ -58,11 +58,10 @@ certificate.
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 
 from ._rows import kernel_rows, row_axpy, row_dot, squared_norms
-from .constants import BIAS_MODES, L1_LOSSES, LOSSES, PRECOMPUTED, REGRESSION_LOSSES
+from .constants import BIAS_MODES, L1_LOSSES, LOSSES, REGRESSION_LOSSES
 
 
 def dual_parameters(C, loss):
@@ -678,15 +677,7 @@ class KernelDualProblem(BoxDual):
         of a full product.
         """
         v = np.asarray(v, dtype=np.float64)
-        kept = self._products.get(name)
-        result, change = np.zeros(self.n_samples), v
-        if kept is not None:
-            moved = np.count_nonzero(v != kept[0])
-            if moved < np.count_nonzero(v):
-                result, change = kept[1].copy(), v - kept[0]
-        cols = np.flatnonzero(change)
-        if len(cols):
-            result += self.q.times(cols, change[cols])
+        result = kept_product(self.q, v, self._products.get(name))
         self._products[name] = (v.copy(), result.copy())
         return result
 
@@ -736,21 +727,22 @@ class KernelQP(BoxDual):
     p, U, the signs and the second constraint (LIBSVM's ``Solver_NU``), which the
     SMO's working-set rule keeps (:mod:`dualsvm.solvers.smo`). A subclass sets
     ``y``, ``upper_bound``, ``linear`` (p), ``start`` (LIBSVM's feasible starting
-    point), ``rows_of_variables`` (the data the N variables' kernel rows come
-    from) and defines ``primal_from_gradient``; with G = Q a + p, (Q a) = G - p and
-    the dual (the maximisation form) is D(a) = -f(a) = -1/2 a'(G + p).
+    point), the training row of each variable when they are not one a row
+    (``_build_q(row_of)``) and defines ``primal_from_gradient``; with G = Q a + p,
+    (Q a) = G - p and the dual (the maximisation form) is D(a) = -f(a) = -1/2 a'(G + p).
     """
 
     bias = "exact"
     two_constraints = False
 
-    def _build_q(self, rows_of_variables):
+    def _build_q(self, row_of=None):
         from .kernels import QMatrix, make_kernel
 
         if self.kernel is None:
             self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
         self.diag = np.zeros(len(self.y))
-        self.q = QMatrix(rows_of_variables, self.y, self.kernel, self.cache_size)
+        self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size, row_of=row_of)
+        self._last_product = None  # (v, Q v): see product
         self.q_diag = self.q.diag.copy()
 
     @property
@@ -766,11 +758,15 @@ class KernelQP(BoxDual):
         return self.start.copy()
 
     def product(self, v, name=None):
-        """Q v from scratch by ``QMatrix.times`` (no warm starts here, so nothing is
-        kept; ``name`` as in :meth:`KernelDualProblem.product`)."""
+        """Q v in float64 (``QMatrix.times``), from the last product whatever its
+        ``name`` (see :func:`kept_product`): SMO's start takes G_bar = Q (the
+        variables at their bound) first, and LIBSVM's starting points of the nu
+        problems and one-class have every variable but one or two at a bound, so
+        G then needs only those columns more."""
         v = np.asarray(v, dtype=np.float64)
-        cols = np.flatnonzero(v)
-        return self.q.times(cols, v[cols]) if len(cols) else np.zeros(self.n_samples)
+        result = kept_product(self.q, v, self._last_product)
+        self._last_product = (v.copy(), result.copy())
+        return result
 
     def gradient(self, alpha):
         """G = Q a + p from scratch (:meth:`product`)."""
@@ -829,21 +825,26 @@ class KernelQP(BoxDual):
         return primal, dual, relative_gap(primal, dual), b
 
 
+def kept_product(q, v, kept):
+    """Q v (``q``: a QMatrix) from scratch, or as Q v_old + Q (v - v_old) when
+    ``kept`` = (v_old, Q v_old) and v differs from v_old in fewer entries than it
+    has nonzeros (fewer columns to compute)."""
+    result, change = np.zeros(len(v)), v
+    if kept is not None:
+        moved = np.count_nonzero(v != kept[0])
+        if moved < np.count_nonzero(v):
+            result, change = kept[1].copy(), v - kept[0]
+    cols = np.flatnonzero(change)
+    if len(cols):
+        result += q.times(cols, change[cols])
+    return result
+
+
 def greedy_fill(total, upper):
     """a_i = min(U_i, what is left of ``total`` after a_1..a_{i-1}): LIBSVM's feasible
     start for a sum constraint e'a = total (the first variables at their bound)."""
     before = np.concatenate([[0.0], np.cumsum(upper)[:-1]])
     return np.clip(total - before, 0.0, upper)
-
-
-def doubled_rows(X, precomputed):
-    """The rows of the 2n regression variables: X twice (a precomputed kernel matrix
-    [[K, K], [K, K]])."""
-    if precomputed:
-        return np.block([[X, X], [X, X]])
-    if sp.issparse(X):
-        return sp.vstack([X, X], format="csr")
-    return np.ascontiguousarray(np.vstack([X, X]))
 
 
 @dataclass(eq=False)
@@ -858,7 +859,8 @@ class SVRDual(KernelQP):
                       S = nu sum_i C_i, eps free (LIBSVM's scaling: nu C l for C_i = C)
 
     Dual on a = (a_1..a_n, a*_1..a*_n), signs (+1.., -1..), beta = a - a*,
-    Q the kernel of the rows twice with those signs::
+    Q the kernel of the rows twice with those signs (a_i and a*_i served by one
+    cached kernel column of row i, see :class:`dualsvm.kernels.QMatrix`'s ``row_of``)::
 
         epsilon-SVR:  p = (eps - z, eps + z),  0 <= a_i <= C_i,  e'(a - a*) = 0
         nu-SVR:       p = (-z, z),  and e'(a + a*) = S (the second constraint)
@@ -905,8 +907,8 @@ class SVRDual(KernelQP):
         else:
             self.linear = np.concatenate([self.epsilon - z, self.epsilon + z])
             self.start = np.zeros(2 * n)
-        precomputed = self.kernel is not None and self.kernel.code == PRECOMPUTED
-        self._build_q(doubled_rows(self.X, precomputed))
+        # a_i and a*_i share row i's kernel column (LIBSVM's SVR_Q)
+        self._build_q(np.concatenate([np.arange(n), np.arange(n)]))
 
     def coefficients(self, alpha):
         """beta = a - a*: the coefficient of every row in f."""
@@ -984,7 +986,7 @@ class NuDual(KernelQP):
                 self.start[side] = greedy_fill(0.5 * total, self.weight[side])
         self.upper_bound = self.weight
         self.linear = np.zeros(n)
-        self._build_q(self.X)
+        self._build_q()
 
     def offsets(self, alpha, gradient):
         """(b, rho): nu-SVC's by LIBSVM's ``Solver_NU`` rule; one-class: rho is

@@ -11,7 +11,9 @@ Contract (kept stable for every kernel solver):
   its diagonal ``diag``, columns for compiled loops through
   ``q_column(qm.data, qm.cache, j, active, m)`` (float32 view valid at
   ``active[:m]``, LRU-cached), batched BLAS access ``block``/``columns``/``matrix``,
-  counters ``kernel_evaluations``, ``cache_hits``, ``cache_misses``. See
+  counters ``kernel_evaluations``, ``cache_hits``, ``cache_misses``; with ``row_of``,
+  several variables a training row (SVR's a_i, a*_i) served by one cached kernel
+  column of the row. See
   :mod:`dualsvm.kernels.qmatrix` for how a solver gets columns and shrinks.
 * The dual problem around it is :class:`dualsvm.problem.KernelDualProblem`.
 * Kernel codes (LIBSVM's ``-t`` numbers) are in :mod:`dualsvm.constants`.

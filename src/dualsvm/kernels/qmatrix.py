@@ -4,10 +4,11 @@ How a solver gets columns
 -------------------------
 A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 
-* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature)``: the training
-  rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm._rows`), labels,
+* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables)``: the
+  training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm._rows`), labels,
   squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
-  vector and, for CSR rows, the same rows by feature (a CSC triple; empty otherwise);
+  vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
+  and the map of variables to rows (below; empty arrays for one variable a row);
 * ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
   slot_length)``:
   a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
@@ -32,6 +33,15 @@ puts variables back into its active set (un-shrinking) must call
 columns (computed with m == n) survive generations. A complete request for a
 column held partially in the current generation computes only the missing
 entries, so it must pass the same ``active`` array as the partial requests.
+
+Variables over rows: with ``row_of``, Q has a variable t for each entry of
+``row_of`` (several per training row: SVR's a_i and a*_i), sign ``y[t]``, and
+Q_st = y_s y_t K(x_row_of[s], x_row_of[t]). The cache then holds kernel columns
+of the *rows* (length n_rows, always complete: LIBSVM's ``SVR_Q`` computes one
+row for both signs), twice as many as columns of the 2n variables would be; a
+variable's column is gathered from its row's column with the signs into one of
+``MIN_SLOTS`` float32 buffers (LRU, reused while the active set only shrinks),
+so ``q_column`` keeps its contract and no solver knows the difference.
 
 From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
@@ -83,44 +93,64 @@ class QMatrix:
     cache_size : float
         Memory bound in MB (2**20 bytes) for the float32 column cache and the
         transient BLAS blocks together; the cache holds at least MIN_SLOTS columns.
+    row_of : ndarray of shape (N,) or None
+        The training row of each of N variables (see "Variables over rows");
+        y then holds their N signs. None: one variable a row, in order.
     """
 
-    def __init__(self, X, y, kernel, cache_size=200.0):
+    def __init__(self, X, y, kernel, cache_size=200.0, row_of=None):
         prefer_workqueue()
-        n = X.shape[0]
+        n_rows = X.shape[0]
         if kernel.code != PRECOMPUTED and sp.issparse(X) and dense_enough(X):
             X = X.toarray()
         self.X = X
         self.y = _plain(y, np.float64)
         self.kernel = kernel
-        self.n = n
+        self.n_rows = n_rows
+        self.row_of = None if row_of is None else _plain(row_of, np.int64)
+        self.n = n = n_rows if row_of is None else len(self.row_of)
+        if len(self.y) != n:
+            raise ValueError(f"{len(self.y)} signs for {n} variables")
         self.rows = _plain_rows(kernel_rows(X))
         if kernel.code == PRECOMPUTED:
             if sp.issparse(X):
                 raise ValueError("a precomputed kernel matrix must be dense")
-            self.sq_norms = np.zeros(n)
+            self.sq_norms = np.zeros(n_rows)
             self.diag = np.ascontiguousarray(np.diag(X), dtype=np.float64)
         else:
-            self.sq_norms = _squared_norms(self.rows, n)
+            self.sq_norms = _squared_norms(self.rows, n_rows)
             self.diag = _diagonal(self.rows, self.sq_norms, kernel.params)
+        # what the compiled fillers multiply by: the labels, or 1 for the rows'
+        # kernel columns when the signs belong to the variables
+        row_signs = self.y if row_of is None else np.ones(n_rows)
+        if row_of is not None:
+            self.diag = self.diag[self.row_of]
         if isinstance(self.rows, tuple):
             by_feature = sp.csc_matrix(X)
             by_feature.sort_indices()
             by_feature = (_plain(by_feature.data, np.float64),
                           by_feature.indices.astype(np.int32),  # row numbers: n < 2**31
                           _plain(by_feature.indptr, np.int64))
-            work = np.zeros(n)
+            work = np.zeros(n_rows)
         else:
             by_feature = (np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int64))
             work = np.zeros(0)
-        self.data = (self.rows, self.y, self.sq_norms, kernel.params, work, by_feature)
         cache_bytes = int(cache_size * 2**20)
         self.block_bytes = min(BLOCK_BYTES, cache_bytes // 16)
-        self.n_slots = int(min(n, max(MIN_SLOTS, (cache_bytes - self.block_bytes)
-                                      // (4 * max(n, 1)))))
+        if row_of is None:
+            variables = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64),
+                         np.zeros((0, 0), np.float32), np.zeros((0, 4), np.int64))
+        else:
+            tags = np.full((MIN_SLOTS, 4), -1, dtype=np.int64)  # variable, length, generation, use
+            variables = (self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
+                         np.zeros((MIN_SLOTS, n), np.float32), tags)
+        self.data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
+                     variables)
+        room = cache_bytes - self.block_bytes - variables[3].nbytes
+        self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
         self.cache = (
-            np.empty((self.n_slots, n), dtype=np.float32),
-            np.full(n, -1, dtype=np.int64),
+            np.empty((self.n_slots, n_rows), dtype=np.float32),
+            np.full(n_rows, -1, dtype=np.int64),
             np.full(self.n_slots, -1, dtype=np.int64),
             np.full(self.n_slots, COMPLETE, dtype=np.int64),
             np.full(self.n_slots, -1, dtype=np.int64),
@@ -128,6 +158,11 @@ class QMatrix:
             np.zeros(self.n_slots, dtype=np.int64),
         )
         self._all = np.arange(n, dtype=np.int64)
+
+    def _kernel_index(self, values):
+        """values[row_of] (values by training row -> by variable): the rows of
+        variables, or a kernel row's entries; values themselves without row_of."""
+        return values if self.row_of is None else values[self.row_of]
 
     @property
     def kernel_evaluations(self):
@@ -147,7 +182,7 @@ class QMatrix:
 
     def column(self, j):
         """Column j of Q, complete, as a float64 copy (through the cache)."""
-        slot = self.cache[1][j]
+        slot = self.cache[1][j] if self.row_of is None else -1
         if slot >= 0 and self.cache[3][slot] != COMPLETE:
             self.cache[6][slot] = 0  # held in a solver's active order, not 0..n-1: recompute
         return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
@@ -167,10 +202,14 @@ class QMatrix:
         """
         rows = self._all if rows is None else np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        if self.kernel.code == PRECOMPUTED:
-            K = self.X[np.ix_(rows, cols)]
+        if self.row_of is not None:
+            rows_, cols_ = self.row_of[rows], self.row_of[cols]
         else:
-            K = block_values(self.data, rows, cols, self.X)
+            rows_, cols_ = rows, cols
+        if self.kernel.code == PRECOMPUTED:
+            K = self.X[np.ix_(rows_, cols_)]
+        else:
+            K = block_values(self.data, rows_, cols_, self.X)
         self.cache[5][EVALUATIONS] += len(rows) * len(cols)
         K *= self.y[rows, None]
         K *= self.y[None, cols]
@@ -180,27 +219,39 @@ class QMatrix:
         """Q[:, cols] @ vector (float64), by the tiles of :meth:`block` without
         storing the block: ``block_bytes`` at most for the columns' points."""
         cols = np.asarray(cols, dtype=np.int64)
-        vector = np.asarray(vector, dtype=np.float64)
+        coef = self.y[cols] * np.asarray(vector, dtype=np.float64)
+        if self.row_of is not None:
+            # variables of one row share its kernel column: their signed
+            # coefficients are summed by row, and one product over the rows serves all
+            by_row = np.bincount(self.row_of[cols], weights=coef, minlength=self.n_rows)
+            cols = np.flatnonzero(by_row)
+            coef = by_row[cols]
+        return self.y * self._kernel_index(self._kernel_times(cols, coef))
+
+    def _kernel_times(self, cols, coef):
+        """K[:, cols] @ coef over the training rows (cols: rows too), by tiles."""
+        n_rows = self.n_rows
         if self.kernel.code == PRECOMPUTED:
-            out = np.zeros(self.n)
-            step = max(1, len(self.column_chunks(cols, self.n)[0]) if len(cols) else 1)
+            out = np.zeros(n_rows)
+            step = max(1, self.block_bytes // (8 * max(n_rows, 1)))
             for start in range(0, len(cols), step):
-                out += self.block(None, cols[start:start + step]) @ vector[start:start + step]
-            return out
-        out = np.zeros((self.n, 1))
-        step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
-        for start in range(0, len(cols), step):
-            part = cols[start:start + step]
-            coef = (self.y[part] * vector[start:start + step])[:, None]
-            block_times(self.data, self._all, part, self.X, coef, out)
-        self.cache[5][EVALUATIONS] += self.n * len(cols)
-        out[:, 0] *= self.y
-        return out[:, 0]
+                out += self.X[:, cols[start:start + step]] @ coef[start:start + step]
+        else:
+            out = np.zeros((n_rows, 1))
+            step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
+            every_row = np.arange(n_rows, dtype=np.int64)
+            for start in range(0, len(cols), step):
+                block_times(self.data, every_row, cols[start:start + step], self.X,
+                            coef[start:start + step, None], out)
+            out = out[:, 0]
+        self.cache[5][EVALUATIONS] += n_rows * len(cols)
+        return out
 
     def fill_columns(self, cols, col_slots):
         """Compute the complete columns ``cols`` into the cache slots ``col_slots``
         (claimed by the caller, e.g. with :func:`claim_slot`) in bulk: tiles of
         rows against the columns' points laid out densely, ``block_bytes`` at most."""
+        self._one_per_row("fill_columns")
         cols = np.asarray(cols, dtype=np.int64)
         col_slots = np.asarray(col_slots, dtype=np.int64)
         step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
@@ -218,6 +269,7 @@ class QMatrix:
         Computed by BLAS in one product and stored in the cache (the most
         recently listed last, so they are the last evicted).
         """
+        self._one_per_row("columns")
         index = np.asarray(index, dtype=np.int64)
         out = self.block(None, index)
         if len(index) <= self.n_slots:
@@ -226,6 +278,12 @@ class QMatrix:
                 self.cache[0][slot] = out[:, t]
                 self.cache[3][slot] = COMPLETE
         return out
+
+    def _one_per_row(self, name):
+        # the cache slots hold the rows' columns, not the variables'
+        if self.row_of is not None:
+            raise ValueError(f"QMatrix.{name} stores variables' columns in the cache: "
+                             "not available with row_of (use q_column or block)")
 
     def matrix(self, max_bytes=None):
         """All of Q as an (n, n) float64 array; ValueError if above max_bytes."""
@@ -264,6 +322,46 @@ def claim_slot(cache, j):
 @njit(cache=True, nogil=True)
 def q_column(data, cache, j, active, m):
     """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view."""
+    if len(data[6][0]) == 0:  # one variable a row
+        return _cached_column(data, cache, j, active, m)
+    return _variable_column(data, cache, j, active, m)
+
+
+@njit(cache=True, nogil=True)
+def _variable_column(data, cache, j, active, m):
+    """Column j of Q over variables mapped to rows: gathered from the complete kernel
+    column of row_of[j] (cached) with the signs, into the least recently used buffer
+    unless a buffer holds it already for this active set (rule of the cache)."""
+    row_of, sign, every_row, buffers, tags = data[6]
+    counters = cache[5]
+    n = len(row_of)
+    oldest = 0
+    for b in range(len(tags)):
+        if tags[b, 0] == j and (tags[b, 2] == COMPLETE or (
+                tags[b, 2] == counters[GENERATION] and m <= tags[b, 1])):
+            counters[CLOCK] += 1
+            counters[HITS] += 1
+            tags[b, 3] = counters[CLOCK]
+            return buffers[b]
+        if tags[b, 3] < tags[oldest, 3]:
+            oldest = b
+    kernel = _cached_column(data, cache, row_of[j], every_row, len(every_row))
+    out = buffers[oldest]
+    s_j = sign[j]
+    for k in range(m):
+        t = active[k]
+        out[t] = np.float32(s_j * sign[t]) * kernel[row_of[t]]
+    counters[CLOCK] += 1
+    tags[oldest, 0] = j
+    tags[oldest, 1] = m
+    tags[oldest, 2] = COMPLETE if m == n else counters[GENERATION]
+    tags[oldest, 3] = counters[CLOCK]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _cached_column(data, cache, j, active, m):
+    """Column j of the cached matrix (one variable a row), as q_column describes."""
     slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
     n = slots.shape[1]
     s = slot_of[j]
@@ -284,9 +382,9 @@ def q_column(data, cache, j, active, m):
     s = claim_slot(cache, j)
     column = slots[s]
     if m - start >= _PARALLEL_ENTRIES:
-        _fill_parallel(*data, j, active, start, m, column)
+        _fill_parallel(*data[:6], j, active, start, m, column)
     else:
-        _fill_serial(*data, j, active, start, m, column)
+        _fill_serial(*data[:6], j, active, start, m, column)
     slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
     slot_length[s] = m
     counters[EVALUATIONS] += m - start

@@ -21,7 +21,7 @@ def q_entry(data, cache, i, j):
     s = slot_of[j]
     if s >= 0 and slot_generation[s] == COMPLETE:
         return np.float64(slots[s, i])
-    rows, y, sq_norms, params, _, _ = data
+    rows, y, sq_norms, params = data[:4]
     counters[EVALUATIONS] += 1
     if params[0] == PRECOMPUTED:
         value = gram_entry(rows, i, j)

@@ -74,11 +74,13 @@ class SMO:
         n = problem.n_samples
         p = problem
         self.alpha = p.feasible(alpha)
-        # LIBSVM's start: G = p at a = 0, else from scratch
-        self.G = p.gradient(self.alpha) if self.alpha.any() else p.linear.copy()
-        # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept)
+        # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept),
+        # first: the general problems' G then adds only the columns of the free
+        # variables of their start (see KernelQP.product)
         self.G_bar = p.product(np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0),
                                "bounded")
+        # LIBSVM's start: G = p at a = 0, else from scratch
+        self.G = p.gradient(self.alpha) if self.alpha.any() else p.linear.copy()
         self.active = np.arange(n, dtype=np.int64)
         self.state = new_smo_state(n)
         # the violation of the last selection and the objective f(a) = -D(a)
