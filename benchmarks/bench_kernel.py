@@ -172,7 +172,9 @@ def read_thundersvm_model(path, n_features):
     with tempfile.NamedTemporaryFile("w", suffix=".svm", delete=False) as out:
         out.write(rows)
     try:
-        sv, coef = load_svmlight_file(out.name, n_features=n_features)
+        # one-based, as its input was written (the 'auto' guess of the base shifts
+        # every feature when no support vector holds feature 0)
+        sv, coef = load_svmlight_file(out.name, n_features=n_features, zero_based=False)
     finally:
         os.unlink(out.name)
     return {"sv": sp.csr_matrix(sv), "coef": coef, "rho": float(header["rho"][0]),
@@ -188,7 +190,9 @@ def thundersvm_dual_and_predict(model, kernel_obj, Xt):
     dual = float(np.abs(coef).sum() - 0.5 * quadratic)
     predicted = None
     if Xt is not None:
-        decision = kernel_obj.times(Xt, sv, coef) - model["rho"]
+        # times() returns an (n, 1) column: flattened, or comparing the predictions
+        # with the labels would broadcast to an (n, n) matrix
+        decision = kernel_obj.times(Xt, sv, coef).ravel() - model["rho"]
         first, second = model["labels"]
         predicted = np.where(decision > 0, first, second)
     return dual, predicted
@@ -240,7 +244,7 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
     if "thundersvm" in solvers:  # its input file, written outside every clock
         handle, train_file = tempfile.mkstemp(suffix=".svm")
         os.close(handle)
-        dump_svmlight_file(X, y, train_file)
+        dump_svmlight_file(X, y, train_file, zero_based=False)  # LIBSVM's one-based indices
         fits["thundersvm"] = lambda: fit_thundersvm(train_file, X.shape[1], kernel, C,
                                                     threads["thundersvm"], options.thundersvm)
     if "sklearn" in solvers:
