@@ -176,25 +176,27 @@ class QMatrix:
         K *= self.y[None, cols]
         return K
 
-    def times(self, cols, vector):
-        """Q[:, cols] @ vector (float64), by the tiles of :meth:`block` without
-        storing the block: ``block_bytes`` at most for the columns' points."""
+    def times(self, cols, vector, rows=None):
+        """Q[rows][:, cols] @ vector (float64; ``rows=None``: all rows), by the tiles of
+        :meth:`block` without storing the block: ``block_bytes`` at most for the
+        columns' points."""
         cols = np.asarray(cols, dtype=np.int64)
         vector = np.asarray(vector, dtype=np.float64)
+        rows = self._all if rows is None else np.asarray(rows, dtype=np.int64)
         if self.kernel.code == PRECOMPUTED:
-            out = np.zeros(self.n)
+            out = np.zeros(len(rows))
             step = max(1, len(self.column_chunks(cols, self.n)[0]) if len(cols) else 1)
             for start in range(0, len(cols), step):
-                out += self.block(None, cols[start:start + step]) @ vector[start:start + step]
+                out += self.block(rows, cols[start:start + step]) @ vector[start:start + step]
             return out
-        out = np.zeros((self.n, 1))
+        out = np.zeros((len(rows), 1))
         step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
         for start in range(0, len(cols), step):
             part = cols[start:start + step]
             coef = (self.y[part] * vector[start:start + step])[:, None]
-            block_times(self.data, self._all, part, self.X, coef, out)
-        self.cache[5][EVALUATIONS] += self.n * len(cols)
-        out[:, 0] *= self.y
+            block_times(self.data, rows, part, self.X, coef, out)
+        self.cache[5][EVALUATIONS] += len(rows) * len(cols)
+        out[:, 0] *= self.y[rows]
         return out[:, 0]
 
     def fill_columns(self, cols, col_slots):
