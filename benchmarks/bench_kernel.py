@@ -19,7 +19,10 @@ n-length float64 vectors.
 
 Threads: ``--threads N`` runs every solver with N threads (the script re-executes
 itself with OMP_NUM_THREADS, NUMBA_NUM_THREADS and OPENBLAS_NUM_THREADS = N, and
-passes ``-o N`` to ThunderSVM); the default is every core.
+passes ``-o N`` to ThunderSVM); the default is every core. ``--one-thread`` adds, in
+the same run and interleaved with the others, dualsvm on one thread (Numba's and
+BLAS's pools set to 1 around its fit) and ThunderSVM with ``-o 1``. LIBSVM runs with
+the OpenMP threads its wheel uses (its kernel columns are computed in parallel).
 
     python benchmarks/bench_kernel.py                      # all cases, writes results/kernel.*
     python benchmarks/bench_kernel.py --quick              # ijcnn1's first 5000 rows, prints only
@@ -60,7 +63,10 @@ from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, comma
 
 DATASETS = {"a9a": ("a9a.bz2", "a9a.t.bz2"), "w8a": ("w8a.bz2", None),
             "ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2"), "w7a": ("w7a.bz2", "w7a.t.bz2")}
-SOLVERS = ("dualsvm", "libsvm", "thundersvm", "sklearn")
+#: ``dualsvm_1`` and ``thundersvm_1``: the same on one thread (``--one-thread``).
+SOLVERS = ("dualsvm", "dualsvm_1", "libsvm", "thundersvm", "thundersvm_1", "sklearn")
+#: The single-thread runs and the runs with all threads they are compared with.
+ONE_THREAD = {"dualsvm_1": "dualsvm", "thundersvm_1": "thundersvm"}
 CACHE_MB = 100
 TOL = 1e-3
 CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
@@ -90,11 +96,21 @@ def binary_alpha(y, support, coef):
     return y_pm, alpha
 
 
-def fit_dualsvm(X, y, kernel, C, solver="auto"):
+def fit_dualsvm(X, y, kernel, C, solver="auto", threads=None):
+    """SVC.fit timed; ``threads``: Numba's and BLAS's threads for this fit (None: all)."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
     model = dualsvm.SVC(kernel=kernel, C=C, gamma=1.0 / X.shape[1], degree=DEGREE, tol=TOL,
                         cache_size=CACHE_MB, solver=solver)
-    with Clock() as clock:
-        model.fit(X, y)
+    pool = numba.get_num_threads()
+    numba.set_num_threads(threads or pool)
+    try:
+        with threadpool_limits(limits=threads, user_api="blas"):
+            with Clock() as clock:
+                model.fit(X, y)
+    finally:
+        numba.set_num_threads(pool)
     last = model.history_[0][-1]
     return {**clock.timing, "model": model, "solver_used": model.solver_used_,
             "iterations": int(last.get("iterations", model.n_iter_[0])),
@@ -139,7 +155,7 @@ def fit_thundersvm(path, n_features, kernel, C, threads, binary):
     """thundersvm-train on the svmlight file ``path`` (written outside the clock); the
     seconds are its own ``all training time`` (reading the file excluded); the model
     file is read back (its support vectors, coefficients, rho and labels)."""
-    model_path = f"{path}.model"
+    model_path = f"{path}.{threads}.model"
     options = ["-s", "0", "-t", str(CODES[kernel]), "-g", repr(1.0 / n_features), "-d",
                str(DEGREE), "-c", str(C), "-e", str(TOL), "-o", str(threads)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -172,7 +188,9 @@ def read_thundersvm_model(path, n_features):
     with tempfile.NamedTemporaryFile("w", suffix=".svm", delete=False) as out:
         out.write(rows)
     try:
-        sv, coef = load_svmlight_file(out.name, n_features=n_features)
+        # one-based, as its input was written (the 'auto' guess of the base shifts
+        # every feature when no support vector holds feature 0)
+        sv, coef = load_svmlight_file(out.name, n_features=n_features, zero_based=False)
     finally:
         os.unlink(out.name)
     return {"sv": sp.csr_matrix(sv), "coef": coef, "rho": float(header["rho"][0]),
@@ -188,7 +206,9 @@ def thundersvm_dual_and_predict(model, kernel_obj, Xt):
     dual = float(np.abs(coef).sum() - 0.5 * quadratic)
     predicted = None
     if Xt is not None:
-        decision = kernel_obj.times(Xt, sv, coef) - model["rho"]
+        # times() returns an (n, 1) column: flattened, or comparing the predictions
+        # with the labels would broadcast to an (n, n) matrix
+        decision = kernel_obj.times(Xt, sv, coef).ravel() - model["rho"]
         first, second = model["labels"]
         predicted = np.where(decision > 0, first, second)
     return dual, predicted
@@ -234,15 +254,20 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
     kernel_obj = make_kernel(kernel, gamma=1.0 / X.shape[1], degree=DEGREE)
     problem = KernelDualProblem(X, y_pm, np.full(len(y), float(C)), "hinge", "exact",
                                 kernel_obj, CACHE_MB)
-    fits = {"dualsvm": lambda: fit_dualsvm(X, y, kernel, C, options.solver),
-            "libsvm": lambda: fit_libsvm(X, y, kernel, C)}
+    fits = {"dualsvm": lambda: fit_dualsvm(X, y, kernel, C, options.solver)}
+    if "dualsvm_1" in solvers:
+        fits["dualsvm_1"] = lambda: fit_dualsvm(X, y, kernel, C, options.solver, threads=1)
+    fits["libsvm"] = lambda: fit_libsvm(X, y, kernel, C)
     train_file = None
     if "thundersvm" in solvers:  # its input file, written outside every clock
         handle, train_file = tempfile.mkstemp(suffix=".svm")
         os.close(handle)
-        dump_svmlight_file(X, y, train_file)
+        dump_svmlight_file(X, y, train_file, zero_based=False)  # LIBSVM's one-based indices
         fits["thundersvm"] = lambda: fit_thundersvm(train_file, X.shape[1], kernel, C,
                                                     threads["thundersvm"], options.thundersvm)
+        if "thundersvm_1" in solvers:
+            fits["thundersvm_1"] = lambda: fit_thundersvm(train_file, X.shape[1], kernel, C, 1,
+                                                          options.thundersvm)
     if "sklearn" in solvers:
         fits["sklearn"] = lambda: fit_sklearn(X, y, kernel, C)
     log(f"{name} (n = {X.shape[0]}) {kernel} C={C}: {repeats} x ({', '.join(fits)}) ...")
@@ -250,7 +275,8 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
         runs = best_of(repeats, fits, log)
     finally:
         if train_file is not None:
-            for path in (train_file, f"{train_file}.model"):
+            for path in (train_file, f"{train_file}.{threads['thundersvm']}.model",
+                         f"{train_file}.1.model"):
                 if os.path.exists(path):
                     os.unlink(path)
     failed = [solver for solver in fits if "error" in runs[solver]]
@@ -265,6 +291,9 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
     case["dualsvm"]["dual"] = float(ours.dual_[0])
     case["dualsvm"]["dual_recomputed"] = dual_objective(
         problem, binary_alpha(y, ours.support_, ours.dual_coef_[0])[1])
+    if "dualsvm_1" in fits:  # the same solver on one thread: its own dual, as a check
+        case["dualsvm_1"]["dual"] = float(models["dualsvm_1"].dual_[0])
+        case["dualsvm_1"]["solver_used"] = models["dualsvm_1"].solver_used_
     support = np.array(theirs.get_sv_indices()) - 1
     coef = np.array(theirs.get_sv_coef()).ravel()
     case["libsvm"]["dual"] = dual_objective(problem, binary_alpha(y, support, coef)[1])
@@ -278,6 +307,10 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
         case["thundersvm"]["dual"], thunder_predicted = thundersvm_dual_and_predict(
             models["thundersvm"], kernel_obj, None if test is None else test[0])
         case["thundersvm"]["n_support"] = int(models["thundersvm"]["sv"].shape[0])
+    if "thundersvm_1" in fits:
+        case["thundersvm_1"]["dual"] = thundersvm_dual_and_predict(
+            models["thundersvm_1"], kernel_obj, None)[0]
+        case["thundersvm_1"]["n_support"] = int(models["thundersvm_1"]["sv"].shape[0])
     best = " / ".join(f"{case[solver]['seconds']:.2f}" for solver in fits)
     log(f"  best {best} s ({' / '.join(fits)}); memory ...")
     case["dualsvm"]["peak_traced_mb"] = dualsvm_memory(X, y, kernel, C, options.solver) / 2**20
@@ -310,18 +343,25 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
         if thunder_predicted is not None:
             case["thundersvm"]["test_accuracy"] = float(np.mean(thunder_predicted == yt))
     for solver in fits:
-        if solver != "dualsvm":
+        if solver in ONE_THREAD:  # one thread against one thread
+            ours_1 = "dualsvm_1" if "dualsvm_1" in fits else "dualsvm"
+            if solver != "dualsvm_1":
+                case[f"ratio_{solver}"] = case[ours_1]["seconds"] / case[solver]["seconds"]
+        elif solver != "dualsvm":
             case[f"ratio_{solver}"] = case["dualsvm"]["seconds"] / case[solver]["seconds"]
-            case[f"dual_rel_diff_{solver}"] = (case["dualsvm"]["dual"] - case[solver]["dual"]) / abs(
-                case[solver]["dual"])
+        if solver != "dualsvm":
+            # dualsvm's dual by the same float64 formula as the others'
+            case[f"dual_rel_diff_{solver}"] = (case["dualsvm"]["dual_recomputed"]
+                                               - case[solver]["dual"]) / abs(case[solver]["dual"])
     log(f"  ratio/LIBSVM {case['ratio_libsvm']:.3f}"
         + (f", ratio/ThunderSVM {case['ratio_thundersvm']:.3f}" if "thundersvm" in fits else "")
+        + (f", 1 thread {case['ratio_thundersvm_1']:.3f}" if "thundersvm_1" in fits else "")
         + f", dual rel. diff {case['dual_rel_diff_libsvm']:.1e}")
     return case
 
 
-NAMES = {"dualsvm": "dualsvm", "libsvm": "LIBSVM", "thundersvm": "ThunderSVM",
-         "sklearn": "sklearn"}
+NAMES = {"dualsvm": "dualsvm", "dualsvm_1": "dualsvm 1 thread", "libsvm": "LIBSVM",
+         "thundersvm": "ThunderSVM", "thundersvm_1": "ThunderSVM 1 thread", "sklearn": "sklearn"}
 
 
 def markdown(results, meta):
@@ -330,7 +370,13 @@ def markdown(results, meta):
 
     pools = meta["thread_pools"]
     solvers = [s for s in SOLVERS if s in meta["solvers"]]
-    peers = [s for s in solvers if s != "dualsvm"]
+    others = [s for s in solvers if s != "dualsvm"]  # dual differences
+    peers = [s for s in others if s != "dualsvm_1"]  # time ratios
+    judged = [s for s in solvers if s not in ONE_THREAD]  # test accuracy
+    one = (" One thread: `dualsvm 1 thread` is the same fit with Numba's and BLAS's "
+           "threads set to 1 in the process, `ThunderSVM 1 thread` is `-o 1`; their "
+           "ratio column is dualsvm 1 thread / ThunderSVM 1 thread." if ONE_THREAD.keys()
+           & set(solvers) else "")
     lines = [
         "# Kernel SVM: dualsvm vs " + " vs ".join(NAMES[s] for s in peers), "",
         f"Command: `{meta['command']}`  ",
@@ -341,7 +387,8 @@ def markdown(results, meta):
         "memory limit, 8 GB, working set 1024). "
         f"Stopping rule for all: LIBSVM's, maximal violating pair below tol (-e) = {TOL}. "
         f"dualsvm: `SVC(solver={meta['dualsvm_solver']!r})` (the solver it used is in the table). "
-        f"Fit seconds: best of {meta['repeats']} fits per solver, repeats interleaved across "
+        f"Fit seconds: best of {meta['repeats']} fits per solver (RBF; "
+        f"{meta.get('other_repeats', meta['repeats'])} for sigmoid and poly), repeats interleaved across "
         "solvers; data conversion outside the clock for every solver (dualsvm and scikit-learn "
         "get their CSR matrix; LIBSVM's `svm_problem` is built before its clock; ThunderSVM's "
         "own `all training time`, which excludes reading its input file). "
@@ -349,22 +396,22 @@ def markdown(results, meta):
         f"(warm-up: {meta['warm_up_seconds']:.1f} s, from the Numba cache when warm). "
         f"Threads: {meta['threads']} for every solver (dualsvm: Numba's pool {pools['numba']}, "
         f"BLAS {pools.get('blas', 1)}; LIBSVM's OpenMP {pools.get('openmp', 1)}; ThunderSVM "
-        "`-o`; scikit-learn's bundled LIBSVM is serial). CPU / wall: process CPU seconds over "
+        f"`-o`; scikit-learn's bundled LIBSVM is serial).{one} CPU / wall: process CPU seconds over "
         "wall seconds of the fastest fit (ThunderSVM: of the whole process, reading included). "
         "Dual objectives evaluated by the same formula from each solver's dual coefficients "
         "(float64 kernel). Test accuracy on the .t files (w8a has no test file: n/a).", "",
         "| data | n | kernel | C | solver used | " + " | ".join(f"{NAMES[s]} s" for s in solvers)
         + " | " + " | ".join(f"ratio to {NAMES[s]}" for s in peers)
         + " | threads (CPU / wall) " + "; ".join(NAMES[s] for s in solvers)
-        + " | dual dualsvm | dual rel. diff to " + " / ".join(NAMES[s] for s in peers)
-        + " | iter dualsvm / LIBSVM | nSV | test acc " + " / ".join(NAMES[s] for s in solvers)
+        + " | dual dualsvm | dual rel. diff to " + " / ".join(NAMES[s] for s in others)
+        + " | iter dualsvm / LIBSVM | nSV | test acc " + " / ".join(NAMES[s] for s in judged)
         + " | peak MB dualsvm = cache + data + rest (n-vectors) |",
         "|" + "---|" * (12 + len(solvers) + len(peers)),
     ]
     for r in results:
         d = r["dualsvm"]
         acc = "n/a" if "test_accuracy" not in d else " / ".join(
-            f"{r[s]['test_accuracy']:.4f}" for s in solvers)
+            f"{r[s]['test_accuracy']:.4f}" for s in judged)
         threads = "; ".join(f"{r[s]['threads']} ({fmt(r[s]['cores_busy'], '.2f')})"
                             for s in solvers)
         lines.append(
@@ -372,7 +419,7 @@ def markdown(results, meta):
             f"{d.get('solver_used', 'smo')} | "
             + " | ".join(f"{r[s]['seconds']:.2f}" for s in solvers) + " | "
             + " | ".join(f"{r[f'ratio_{s}']:.3f}" for s in peers) + f" | {threads} | "
-            f"{d['dual']:.6f} | " + " / ".join(f"{r[f'dual_rel_diff_{s}']:.1e}" for s in peers)
+            f"{d['dual']:.6f} | " + " / ".join(f"{r[f'dual_rel_diff_{s}']:.1e}" for s in others)
             + f" | {d['iterations']} / {fmt(r['libsvm']['iterations'], 'd')} | "
             f"{d['n_support']} | {acc} | "
             f"{d['peak_traced_mb']:.1f} = {r['cache_mb']:.0f} + {r['data_mb']:.1f} + "
@@ -389,6 +436,17 @@ def markdown(results, meta):
                          f"{statistics.median(r['ratio_thundersvm'] for r in rbf):.3f}, largest "
                          f"**{worst['ratio_thundersvm']:.3f}** ({worst['dataset']}, n = "
                          f"{worst['n_samples']}, C = {worst['C']:g}).  ")
+        if "thundersvm_1" in peers:
+            worst = max(rbf, key=lambda r: r["ratio_thundersvm_1"])
+            lines.append(f"One thread, dualsvm/ThunderSVM over the RBF cases: median "
+                         f"{statistics.median(r['ratio_thundersvm_1'] for r in rbf):.3f}, "
+                         f"largest **{worst['ratio_thundersvm_1']:.3f}** ({worst['dataset']}, "
+                         f"n = {worst['n_samples']}, C = {worst['C']:g}).  ")
+        if "dualsvm_1" in solvers:
+            lines.append(f"One thread against LIBSVM's threads, dualsvm/LIBSVM over the RBF "
+                         "cases: median " + format(statistics.median(
+                             r["dualsvm_1"]["seconds"] / r["libsvm"]["seconds"] for r in rbf),
+                             ".3f") + ".  ")
     lines.append(f"Median over all cases dualsvm/LIBSVM: "
                  f"{statistics.median(r['ratio_libsvm'] for r in results):.3f}; dual relative "
                  f"to LIBSVM's: lowest {min(r['dual_rel_diff_libsvm'] for r in results):.1e}, "
@@ -422,10 +480,14 @@ def main(argv=None):
                         default=["dualsvm", "libsvm", "thundersvm"],
                         help="dualsvm and LIBSVM always run; add sklearn for scikit-learn")
     parser.add_argument("--solver", default="auto", help="dualsvm's SVC(solver=...)")
+    parser.add_argument("--one-thread", action="store_true",
+                        help="also dualsvm on one thread and ThunderSVM with -o 1")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads for every solver (default: every core)")
     parser.add_argument("--repeats", type=int, default=None,
                         help="fits per solver and case, the best kept (default 3, 1 with --quick)")
+    parser.add_argument("--other-repeats", type=int, default=None,
+                        help="fits per solver for the sigmoid and poly cases (default: --repeats)")
     parser.add_argument("--rows", type=int, default=None,
                         help="train on the first ROWS rows of each training set (default all)")
     parser.add_argument("--quick", action="store_true",
@@ -440,11 +502,14 @@ def main(argv=None):
         args.datasets, args.kernels, args.C, args.sizes = ["ijcnn1"], ["rbf"], [1.0], []
         args.rows = args.rows or 5000
     solvers = list(dict.fromkeys(["dualsvm", "libsvm", *args.solvers]))
+    if args.one_thread:
+        solvers += [one for one, many in ONE_THREAD.items() if many in solvers]
     args.thundersvm = thundersvm_binary()
     if "thundersvm" in solvers and args.thundersvm is None:
         print("ThunderSVM not found (THUNDERSVM_TRAIN): left out", file=sys.stderr)
-        solvers.remove("thundersvm")
+        solvers = [s for s in solvers if not s.startswith("thundersvm")]
     repeats = args.repeats or (1 if args.quick else 3)
+    other_repeats = args.other_repeats or repeats
     out_dir = args.output_dir or (None if args.quick else RESULTS_DIR)
 
     def log(text):
@@ -453,13 +518,14 @@ def main(argv=None):
     meta = {"command": command_line(argv),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "machine": machine(), "warm_up_seconds": warm_up(solvers, args.solver),
-            "cache_mb": CACHE_MB, "tol": TOL, "repeats": repeats, "rows": args.rows,
+            "cache_mb": CACHE_MB, "tol": TOL, "repeats": repeats,
+            "other_repeats": other_repeats, "rows": args.rows,
             "solvers": solvers, "dualsvm_solver": args.solver,
             "thundersvm_binary": args.thundersvm}
     pools = meta["thread_pools"] = thread_pools()
     meta["threads"] = args.threads or os.cpu_count()
     threads = {"dualsvm": pools["numba"], "libsvm": pools.get("openmp", 1),
-               "thundersvm": meta["threads"], "sklearn": 1}
+               "thundersvm": meta["threads"], "sklearn": 1, "dualsvm_1": 1, "thundersvm_1": 1}
     data = {}
     for name in args.datasets:
         train, test_name = DATASETS[name]
@@ -480,8 +546,9 @@ def main(argv=None):
     # after every case, so a stopped run keeps what it measured
     partial = (out_dir or Path(tempfile.gettempdir())) / "kernel.partial.json"
     for kernel, name, C in cases:  # the small and RBF cases first: the headline medians
-        results.append(run_case(name, kernel, C, *data[name], repeats, threads, solvers,
-                                args, log))
+        results.append(run_case(name, kernel, C, *data[name],
+                                repeats if kernel == "rbf" else other_repeats, threads,
+                                solvers, args, log))
         partial.write_text(json.dumps({**meta, "results": results}, indent=1, default=str))
     partial.unlink()
     meta["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -9,7 +9,8 @@ each solver with its phases timed (wall seconds, the threads of the machine):
   one entry measured apart (100 random columns by ``q_column``, the by-feature
   accumulation for CSR data);
 * the working-set solver (``solver='ws'``): selection, bulk columns, sub-problems,
-  gradient updates, final certificate; kernel entries computed;
+  gradient updates, final certificate (the support vectors' float64 gradients);
+  kernel entries computed;
 * the lower bound: the kernel entries SMO computed times the cost of one entry by
   the bulk tiles (:mod:`dualsvm.kernels.blocks`), measured on 256 random columns.
 
@@ -94,7 +95,7 @@ def profile_ws(X, y, kernel):
     for name, function in saved.items():
         setattr(ws_smo, name, timer.wrap(name, function))
     problem.q.fill_columns = timer.wrap("bulk columns", problem.q.fill_columns)
-    problem.gradient = timer.wrap("final gradient", problem.gradient)
+    problem.q.times = timer.wrap("final certificate", problem.q.times)  # Q[sv, sv] a_sv
     try:
         start = time.perf_counter()
         solver = ws_smo.WorkingSetSMO(problem, 1e-3)

@@ -127,7 +127,9 @@ def test_dense_equals_sparse_and_squared_hinge_equals_smo(load):
 
 
 def test_working_set_size_follows_the_cache():
-    assert working_set_size(100000, 3000) == 1024
+    assert working_set_size(100000, 3000) == 512  # n / 100
+    assert working_set_size(500000, 3000) == 1024
+    assert working_set_size(20000, 1228) == 128
     assert working_set_size(100000, 491) == 128
     assert working_set_size(300, 300) == 128
     assert working_set_size(10, 8) == 4
@@ -139,8 +141,9 @@ def test_working_set_size_follows_the_cache():
 
 def test_auto_choice_and_refusals(load):
     params = {"kernel": "rbf", "shrinking": True, "cache_size": 100}
-    assert choose_solver(params, 50000) == "ws"  # the cache holds 1% of Q
-    assert choose_solver(params, 10000) == "smo"  # 26%
+    assert choose_solver(params, 50000) == "ws"
+    assert choose_solver(params, AUTO_MIN_ROWS) == "ws"  # whatever the cache holds
+    assert choose_solver(params, AUTO_MIN_ROWS - 1) == "smo"
     assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS) == "ws"
     assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1) == "smo"
     assert choose_solver({**params, "shrinking": False}, 10**6) == "smo"

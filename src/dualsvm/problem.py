@@ -94,16 +94,8 @@ class BoxDual:
         For 0 < a_i < U_i, y_i (w'x_i + b) = 1 - D_ii a_i, so b = -y_i G_i; with no
         such i, b is the midpoint of the interval the bounded variables allow.
         """
-        score = -self.y * gradient
-        free = (alpha > 0) & (alpha < self.upper_bound)
-        if free.any():
-            return float(score[free].mean())
-        up, low = self.bias_sets(alpha)
-        lo = score[up].max() if up.any() else -np.inf
-        hi = score[low].min() if low.any() else np.inf
-        if np.isfinite(lo) and np.isfinite(hi):
-            return 0.5 * float(lo + hi)
-        return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+        return kkt_bias(_floats(self.y), _floats(alpha), _floats(self.upper_bound),
+                        _floats(gradient))
 
     def feasible(self, alpha):
         """A warm start made feasible: zeros for None, else clipped to the box and,
@@ -691,8 +683,8 @@ class KernelDualProblem(BoxDual):
 
     def primal_from_gradient(self, alpha, gradient, intercept=0.0):
         """P(a, b), from (Q a)_i = G_i + 1 - D_ii a_i."""
-        qa = gradient + 1.0 - self.diag * alpha
-        return 0.5 * float(alpha @ qa) + loss_terms(qa + self.y * intercept, self.C, self.loss)
+        return kernel_primal(_floats(alpha), _floats(gradient), self.y, self.diag, self.C,
+                             float(intercept), self.loss == "squared_hinge")
 
     def intercept(self, alpha, gradient):
         """The model's bias: the KKT value of the exact bias at G = ``gradient``, else 0."""
@@ -1136,6 +1128,52 @@ def add_rows(rows, n, scales, w, bias):
     for i in range(n):
         if scales[i] != 0.0:
             row_axpy(rows, i, scales[i], w, bias)
+
+
+def _floats(a):
+    """a as a contiguous float64 array (no copy when it is one)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+# The certificate is evaluated after every epoch (the trace); the working-set
+# solver's epochs take milliseconds, and the same formulas in NumPy, a dozen
+# passes over n-vectors, took a third of its fit time on ijcnn1. Compiled, each
+# is one pass.
+@njit(cache=True, nogil=True)
+def kkt_bias(y, alpha, upper, gradient):
+    """The exact bias b from the KKT conditions at G = ``gradient``: the mean of
+    -y_i G_i over the free variables (0 < a_i < U_i), else the midpoint of the
+    interval [max over I_up, min over I_low] that the bounded ones allow."""
+    total, free = 0.0, 0
+    lo, hi = -np.inf, np.inf
+    for i in range(len(y)):
+        score = -y[i] * gradient[i]
+        above, below = alpha[i] > 0, alpha[i] < upper[i]
+        if above and below:
+            total += score
+            free += 1
+        if (below if y[i] > 0 else above) and score > lo:
+            lo = score
+        if (above if y[i] > 0 else below) and score < hi:
+            hi = score
+    if free:
+        return total / free
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    return lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
+
+
+@njit(cache=True, nogil=True)
+def kernel_primal(alpha, gradient, y, diag, cost, intercept, squared):
+    """P(a, b) = 1/2 a'Qa + sum_i C_i loss((Qa)_i + y_i b), with (Qa)_i = G_i + 1 -
+    D_ii a_i (hinge, or squared hinge when ``squared``)."""
+    quadratic, losses = 0.0, 0.0
+    for i in range(len(alpha)):
+        qa = gradient[i] + 1.0 - diag[i] * alpha[i]
+        quadratic += alpha[i] * qa
+        slack = max(0.0, 1.0 - (qa + y[i] * intercept))
+        losses += cost[i] * (slack * slack if squared else slack)
+    return 0.5 * quadratic + losses
 
 
 def loss_terms(margins, cost, loss):

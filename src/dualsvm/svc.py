@@ -68,8 +68,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         'smo': SMO decomposition with second-order working sets and shrinking
         (LIBSVM's algorithm; exact bias). 'ws': the same dual by large working
         sets whose kernel columns are computed in bulk (ThunderSVM's design; no
-        shrinking, no precomputed kernel). 'auto': 'ws' when the cache holds less than
-        15% of the kernel columns (and n >= 5000), else 'smo'
+        shrinking, no precomputed kernel). 'auto': 'ws' from 5000 training rows (with
+        shrinking and a kernel of data rows), else 'smo'
         (``dualsvm.kernel_training.choose_solver``); ``solver_used_`` says which. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.kernel_training.KERNEL_SOLVERS``.
     tol : float, default=1e-3

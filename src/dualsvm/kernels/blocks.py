@@ -40,6 +40,8 @@ from ._access import row_square
 
 #: Rows per tile (a tile of 512 columns is 256 KB, within a core's L2 cache).
 TILE_ROWS = 64
+#: Padding of a tile's rows (float64 entries): see _fill.
+_PAD = 8
 
 _FAST = {"reassoc", "contract", "nsz", "arcp", "afn"}
 
@@ -171,15 +173,20 @@ def _fill(rows, y, sq_norms, params, Zt, cols, col_slots, slots):
     for c in prange((n + TILE_ROWS - 1) // TILE_ROWS):
         start = c * TILE_ROWS
         stop = min(start + TILE_ROWS, n)
-        tile = np.empty((stop - start, m))
+        # Rows padded by _PAD: read down a column of the tile (the transposition
+        # below), a row length of a power of two put every row's entry in the same
+        # few sets of the L1 cache, which cost a third of the fill (ijcnn1, m = 256).
+        tile = np.empty((stop - start, m + _PAD))
         for i in range(start, stop):
-            _row_times(rows, i, Zt, tile[i - start])
-            _apply_kernel(params, sq_norms[i], sq_cols, tile[i - start])
+            values = tile[i - start, :m]
+            _row_times(rows, i, Zt, values)
+            _apply_kernel(params, sq_norms[i], sq_cols, values)
+            values *= y[i]
         for t in range(m):  # transposed into the columns' slots, y_i y_j applied
             column = slots[col_slots[t]]
             y_t = y[cols[t]]
             for i in range(start, stop):
-                column[i] = np.float32(y[i] * y_t * tile[i - start, t])
+                column[i] = np.float32(y_t * tile[i - start, t])
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -215,9 +215,10 @@ class QMatrix:
         K *= self.y[None, cols]
         return K
 
-    def times(self, cols, vector):
-        """Q[:, cols] @ vector (float64), by the tiles of :meth:`block` without
-        storing the block: ``block_bytes`` at most for the columns' points."""
+    def times(self, cols, vector, rows=None):
+        """Q[rows][:, cols] @ vector (float64; ``rows=None``: all rows), by the tiles of
+        :meth:`block` without storing the block: ``block_bytes`` at most for the
+        columns' points."""
         cols = np.asarray(cols, dtype=np.int64)
         coef = self.y[cols] * np.asarray(vector, dtype=np.float64)
         if self.row_of is not None:
@@ -226,25 +227,29 @@ class QMatrix:
             by_row = np.bincount(self.row_of[cols], weights=coef, minlength=self.n_rows)
             cols = np.flatnonzero(by_row)
             coef = by_row[cols]
-        return self.y * self._kernel_index(self._kernel_times(cols, coef))
+        if rows is None:
+            return self.y * self._kernel_index(self._kernel_times(cols, coef))
+        rows = np.asarray(rows, dtype=np.int64)
+        kernel_rows = rows if self.row_of is None else self.row_of[rows]
+        return self.y[rows] * self._kernel_times(cols, coef, kernel_rows)
 
-    def _kernel_times(self, cols, coef):
-        """K[:, cols] @ coef over the training rows (cols: rows too), by tiles."""
-        n_rows = self.n_rows
+    def _kernel_times(self, cols, coef, rows=None):
+        """K[rows][:, cols] @ coef (training rows; cols: rows too; ``rows=None``: all
+        rows), by tiles."""
+        rows = np.arange(self.n_rows, dtype=np.int64) if rows is None else rows
         if self.kernel.code == PRECOMPUTED:
-            out = np.zeros(n_rows)
-            step = max(1, self.block_bytes // (8 * max(n_rows, 1)))
+            out = np.zeros(len(rows))
+            step = max(1, self.block_bytes // (8 * max(len(rows), 1)))
             for start in range(0, len(cols), step):
-                out += self.X[:, cols[start:start + step]] @ coef[start:start + step]
+                out += self.X[np.ix_(rows, cols[start:start + step])] @ coef[start:start + step]
         else:
-            out = np.zeros((n_rows, 1))
+            out = np.zeros((len(rows), 1))
             step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
-            every_row = np.arange(n_rows, dtype=np.int64)
             for start in range(0, len(cols), step):
-                block_times(self.data, every_row, cols[start:start + step], self.X,
+                block_times(self.data, rows, cols[start:start + step], self.X,
                             coef[start:start + step, None], out)
             out = out[:, 0]
-        self.cache[5][EVALUATIONS] += n_rows * len(cols)
+        self.cache[5][EVALUATIONS] += len(rows) * len(cols)
         return out
 
     def fill_columns(self, cols, col_slots):
