@@ -382,6 +382,11 @@ class SVRDualProblem(DualProblem):
                          "solver maps w to a dual point)")
 
 
+#: Relative difference below which :meth:`KernelDualProblem.product` takes an entry of
+#: v as the kept one (a few units of rounding).
+_SAME = 1e-14
+
+
 @dataclass(eq=False)
 class KernelDualProblem(BoxDual):
     """A binary kernel SVM problem: the dual above with Q_ij = y_i y_j K(x_i, x_j).
@@ -474,9 +479,16 @@ class KernelDualProblem(BoxDual):
         kept = self._products.get(name)
         result, change = np.zeros(self.n_samples), v
         if kept is not None:
-            moved = np.count_nonzero(v != kept[0])
-            if moved < np.count_nonzero(v):
-                result, change = kept[1].copy(), v - kept[0]
+            # entries within rounding of the kept ones (a start scaled by C_new / C_old
+            # against the kept product scaled by the ratio of the costs, or y'a = 0
+            # restored by a factor 1 - 1e-16) count as unchanged: the error left is
+            # below that of the product itself, and no column is recomputed for it
+            change = v - kept[0]
+            change[np.abs(change) <= _SAME * np.abs(v)] = 0.0
+            if np.count_nonzero(change) < np.count_nonzero(v):
+                result = kept[1].copy()
+            else:
+                change = v
         cols = np.flatnonzero(change)
         if len(cols):
             result += self.q.times(cols, change[cols])
