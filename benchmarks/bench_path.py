@@ -15,9 +15,11 @@ Three parts (the marks of issue 15):
    (``train(y, x, '-C -s 2 -v 5 -B 1 -c 2^-10')``: its solver 2, primal L2-loss,
    its own random folds, its own C grid 2^-10, 2^-9, ... up to 1024 or until
    the model stops changing). One run each (the grid search takes minutes).
-3. **Kernel path.** RBF (gamma = 1/300, LIBSVM's 1/num_features) on w7a, SMO,
-   eps 1e-3: the path over 20 C log-spaced from 2^-5 to 2^``--kernel-max-log2c``
-   against one cold fit at the largest C (best of ``--kernel-repeats``, default 2).
+3. **Kernel path.** RBF (gamma = 1/300, LIBSVM's 1/num_features) on w7a, eps 1e-3:
+   the path over 20 C log-spaced from 2^-5 to 2^``--kernel-max-log2c`` against one
+   cold fit at the largest C with the same solver (best of ``--kernel-repeats``,
+   default 2), for ``solver='smo'`` (the issue's mark) and ``'ws'`` (what
+   ``solver='auto'`` picks on w7a).
 
 Threads: one for every linear solver (serial Numba or C); SMO computes its kernel
 columns in Numba's pool (2 threads here) in the path and the cold fit alike.
