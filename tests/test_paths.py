@@ -165,6 +165,26 @@ def test_scaled_gradient_equals_a_fresh_one(heart):
                                rtol=1e-12, atol=1e-12)  # not a multiple: computed afresh
 
 
+
+def test_a_start_within_rounding_of_the_kept_product_computes_no_column(heart):
+    # a path's start is the previous solution times C_new / C_old while the kept
+    # product was scaled by the ratio of the costs (and y'a = 0 is restored by a factor
+    # 1 - 1e-16): entries that differ by rounding must not cost a kernel column
+    X, y = heart
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.2, X=X)
+    alpha = np.random.default_rng(0).uniform(0, 1, len(y))
+    problem = KernelDualProblem(X, y, np.ones(len(y)), "hinge", "exact", kernel)
+    problem.gradient(alpha)
+    problem.set_costs(np.full(len(y), 1.0 / 3.0) * 3.0 * 1.7)  # a ratio computed otherwise
+    evaluations = problem.q.kernel_evaluations
+    start = alpha * (1.7 * (1 + 2**-52))
+    start[:5] += 0.1  # five entries really moved
+    fresh = KernelDualProblem(X, y, np.full(len(y), 1.7), "hinge", "exact", kernel)
+    np.testing.assert_allclose(problem.gradient(start), fresh.gradient(start),
+                               rtol=1e-12, atol=1e-12)
+    assert problem.q.kernel_evaluations - evaluations == 5 * len(y)
+
 # --- cross-validation ------------------------------------------------------------------
 
 @pytest.mark.parametrize("params", [{}, {"loss": "hinge", "intercept_mode": "exact"}])

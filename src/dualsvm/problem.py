@@ -380,6 +380,11 @@ class SVRDualProblem(DualProblem):
                          "solver maps w to a dual point)")
 
 
+#: Relative difference below which :func:`kept_product` takes an entry of
+#: v as the kept one (a few units of rounding).
+_SAME = 1e-14
+
+
 @dataclass(eq=False)
 class L1RegularizedProblem(DualProblem):
     """L1-regularised L2-loss SVC (LIBLINEAR ``-s 5``), a primal problem, with a dual
@@ -823,9 +828,14 @@ def kept_product(q, v, kept):
     has nonzeros (fewer columns to compute)."""
     result, change = np.zeros(len(v)), v
     if kept is not None:
-        moved = np.count_nonzero(v != kept[0])
-        if moved < np.count_nonzero(v):
-            result, change = kept[1].copy(), v - kept[0]
+        # entries within rounding of the kept ones (a start scaled by C_new / C_old
+        # against the kept product scaled by the ratio of the costs, or y'a = 0
+        # restored by a factor 1 - 1e-16) count as unchanged: the error left is
+        # below that of the product itself, and no column is recomputed for it
+        moved = v - kept[0]
+        moved[np.abs(moved) <= _SAME * np.abs(v)] = 0.0
+        if np.count_nonzero(moved) < np.count_nonzero(v):
+            result, change = kept[1].copy(), moved
     cols = np.flatnonzero(change)
     if len(cols):
         result += q.times(cols, change[cols])
