@@ -253,6 +253,7 @@ def test_combinations_as_scikit_learn(loss, penalty, dual):
     ({"multi_class": "crammer_singer", "penalty": "l1"}, "crammer_singer.*penalty='l1'"),
     ({"multi_class": "crammer_singer", "dual": False}, "crammer_singer.*dual=False"),
     ({"multi_class": "crammer_singer", "intercept_mode": "exact"}, "exact"),
+    ({"multi_class": "crammer_singer", "loss": "hinge"}, "own loss.*loss='hinge'"),
     ({"penalty": "l1", "dual": False, "intercept_mode": "exact"}, "exact"),
     ({"multi_class": "crammer_singer", "solver": "pegasos"}, "solver='pegasos'"),
     ({"penalty": "l1", "solver": "implicit"}, "solver='implicit'"),

@@ -77,20 +77,6 @@ EXPECTED_FAILURES = {
         "in predict; dualsvm refuses it in fit, naming the shapes",
 }
 
-#: Cases that need LinearSVC's penalty='l1', multi_class='crammer_singer' or its
-#: dual parameter.
-# served on branch lin; remove from this list after merge
-PENDING_LIN = {
-    "test_svm.py::test_linearsvc_parameters[*]": "penalty and dual",
-    "test_svm.py::test_linearsvc[*]": "penalty",
-    "test_svm.py::test_linearsvc_crammer_singer[*]": "multi_class='crammer_singer'",
-    "test_svm.py::test_crammer_singer_binary[*]": "multi_class='crammer_singer'",
-    "test_svm.py::test_dense_liblinear_intercept_handling": "penalty='l1', dual=False",
-    "test_sparse.py::test_sparse_liblinear_intercept_handling": "penalty='l1', dual=False",
-    "test_svm.py::test_linearsvm_liblinear_sample_weight[*-LinearSVC-*]": "penalty and dual",
-}
-
-
 def run_sklearn_tests(tmp_path, *options):
     """{case: 'passed' | 'failed' | 'skipped'} of scikit-learn's SVM tests with ours."""
     report = tmp_path / "report.xml"
@@ -125,7 +111,7 @@ def matches(name, pattern):
 def check_outcomes(outcomes, whole):
     """Failures only where listed, every listed case failing; with the whole run,
     every listed pattern matching a case."""
-    listed = {**EXPECTED_FAILURES, **PENDING_LIN}
+    listed = EXPECTED_FAILURES
     assert len(outcomes) > 250 if whole else len(outcomes) > 180, len(outcomes)
 
     def reason(name):
@@ -137,10 +123,7 @@ def check_outcomes(outcomes, whole):
     stale = [p for p in listed if not any(matches(n, p) for n in outcomes)]
     counts = {"passed": sum(o == "passed" for o in outcomes.values()),
               "skipped": sum(o == "skipped" for o in outcomes.values()),
-              "expected failures": sum(o == "failed" and reason(n) in EXPECTED_FAILURES.values()
-                                       for n, o in outcomes.items()),
-              "pending on branch lin": sum(o == "failed" and reason(n) in PENDING_LIN.values()
-                                           for n, o in outcomes.items())}
+              "expected failures": sum(o == "failed" for o in outcomes.values())}
     print(f"scikit-learn's SVM tests with dualsvm ({len(outcomes)} cases): {counts}")
     assert not unexpected_failures, f"scikit-learn's tests that fail with dualsvm: " \
         f"{unexpected_failures}"

@@ -56,7 +56,7 @@ class LinearOneClassSVM(FitMixin, OutlierMixin, BaseEstimator):
     shrinking : bool, default=True
         LIBLINEAR's shrinking of variables stuck at a bound.
     gap_tol : float or None, default=None
-        Also stop once the relative duality gap |P - D| / |P| is at most this.
+        Also stop once the relative duality gap ``|P - D| / |P|`` is at most this.
     time_limit : float or None, default=None
         Seconds after which training stops with the current model.
     callback : callable or None, default=None

@@ -70,7 +70,8 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         'crammer_singer': one joint problem over all classes (Crammer and Singer;
         LIBLINEAR ``-s 4``), solved by the sequential dual method
         (:mod:`dualsvm.solvers.crammer_singer`) with ``tol`` as its ``-e``; its loss is
-        the multi-class hinge whatever ``loss`` says (as in scikit-learn), the bias
+        the multi-class hinge (``loss`` other than its default is refused, where
+        scikit-learn ignores it), the bias
         is augmented or none, ``solver`` must be 'dcd', ``penalty`` 'l2' and
         ``dual`` 'auto' or True. ``coef_`` is (n_classes, n_features), one row
         (w_1 - w_0) for two classes; ``alpha_`` (n_classes, n_samples) and one

@@ -37,9 +37,10 @@ PRIMAL_CD_TYPES = (2, 5)
 def solver_type(params):
     """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved.
 
-    ``multi_class='crammer_singer'`` is ``-s 4`` whatever the loss (its loss is the
-    multi-class hinge), as in scikit-learn; it is a dual method, so ``dual=False``
-    and ``penalty='l1'`` are refused with it. Otherwise ``SOLVER_TYPES``:
+    ``multi_class='crammer_singer'`` is ``-s 4`` (its loss is the multi-class hinge:
+    scikit-learn ignores ``loss`` there, a ``loss`` other than the default is refused
+    here); it is a dual method, so ``dual=False`` and ``penalty='l1'`` are refused
+    with it. Otherwise ``SOLVER_TYPES``:
     ``dual='auto'`` takes the dual whenever the combination has one (dualsvm's
     dual solvers are its fast path; scikit-learn's 'auto' also weighs n_samples
     against n_features to choose LIBLINEAR's Newton method), else the primal.
@@ -61,6 +62,11 @@ def solver_type(params):
             raise ValueError(f"multi_class='crammer_singer' is solved in the dual with the L2 "
                              f"penalty (LIBLINEAR -s 4); penalty={penalty!r} and dual={dual!r} "
                              "do not apply to it: use penalty='l2' and dual='auto' or True")
+        if loss != "squared_hinge":
+            # its loss is fixed; scikit-learn ignores `loss` here, we refuse what does not apply
+            raise ValueError(f"multi_class='crammer_singer' has its own loss (the multi-class "
+                             f"hinge); loss={loss!r} does not apply to it: leave loss at its "
+                             "default")
         return CRAMMER_SINGER
     by_dual = SOLVER_TYPES.get(loss, {}).get(penalty)
     if by_dual is None:
