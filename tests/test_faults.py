@@ -136,7 +136,11 @@ def test_kill_during_out_of_core_training_then_resume_gives_the_uninterrupted_mo
 
 
 _SAVE_LOOP = """
-import sys
+import signal, sys
+# Ctrl-C live as in a user's terminal: a test run started in the background (nohup,
+# `cmd &`) has SIGINT ignored, which its children inherit, and Python then installs
+# no KeyboardInterrupt handler; the save loop would never stop
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from dualsvm.persistence.model_file import load_any_fit, save_fit
 a, b = load_any_fit(sys.argv[1]), load_any_fit(sys.argv[2])
 save_fit(b, sys.argv[3])  # the old model: the signal comes during a later save
@@ -186,7 +190,10 @@ def test_signal_during_save_leaves_the_old_or_the_new_model(two_models, tmp_path
         assert process.stdout.readline() == "ready\n"
         time.sleep(rng.uniform(0.05, 0.5))
         process.send_signal(signal_number)
-        _, stderr = process.communicate(timeout=60)
+        try:
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()  # a process that did not stop is not left running
         loaded = load(target)
         assert any(same_fitted_attributes(loaded, load(path)) for path in (first, second))
         if signal_number == signal.SIGINT:  # the temporary file is removed too

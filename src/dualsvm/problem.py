@@ -1176,13 +1176,16 @@ def kkt_bias(y, alpha, upper, gradient):
 @njit(cache=True, nogil=True)
 def kernel_primal(alpha, gradient, y, diag, cost, intercept, squared):
     """P(a, b) = 1/2 a'Qa + sum_i C_i loss((Qa)_i + y_i b), with (Qa)_i = G_i + 1 -
-    D_ii a_i (hinge, or squared hinge when ``squared``)."""
+    D_ii a_i (hinge, or squared hinge when ``squared``); as :func:`weighted_sum`, only
+    terms with a loss count, so an infinite C_i (a hard margin) adds nothing where the
+    margin holds."""
     quadratic, losses = 0.0, 0.0
     for i in range(len(alpha)):
         qa = gradient[i] + 1.0 - diag[i] * alpha[i]
         quadratic += alpha[i] * qa
-        slack = max(0.0, 1.0 - (qa + y[i] * intercept))
-        losses += cost[i] * (slack * slack if squared else slack)
+        slack = 1.0 - (qa + y[i] * intercept)
+        if slack > 0.0:
+            losses += cost[i] * (slack * slack if squared else slack)
     return 0.5 * quadratic + losses
 
 
