@@ -290,7 +290,8 @@ def run_case(name, kernel, C, X, y, test, repeats, threads, solvers, options, lo
     ours, theirs = models["dualsvm"], models["libsvm"]
     case["dualsvm"]["dual"] = float(ours.dual_[0])
     case["dualsvm"]["dual_recomputed"] = dual_objective(
-        problem, binary_alpha(y, ours.support_, ours.dual_coef_[0])[1])
+        problem, binary_alpha(y, ours.support_, ours.dual_coef_.toarray().ravel()
+                              if sp.issparse(ours.dual_coef_) else ours.dual_coef_[0])[1])
     if "dualsvm_1" in fits:  # the same solver on one thread: its own dual, as a check
         case["dualsvm_1"]["dual"] = float(models["dualsvm_1"].dual_[0])
         case["dualsvm_1"]["solver_used"] = models["dualsvm_1"].solver_used_
