@@ -142,8 +142,31 @@ class BoxDual:
         return (positive & below) | (~positive & above), (positive & above) | (~positive & below)
 
 
+class LinearRows:
+    """The sizes of a linear problem over rows X with an optional augmented bias
+    (``X``, ``bias``, ``bias_scale`` are the problem's fields)."""
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    @property
+    def augmented_value(self):
+        """B in compiled kernels: 0.0 unless the bias is an augmented feature."""
+        return float(self.bias_scale) if self.bias == "augmented" else 0.0
+
+    @property
+    def n_weights(self):
+        """Length of w: the features, plus one for the augmented bias."""
+        return self.n_features + (self.bias == "augmented")
+
+
 @dataclass(eq=False)
-class DualProblem(BoxDual):
+class DualProblem(BoxDual, LinearRows):
     """A binary SVM problem with its dual parameters.
 
     Parameters
@@ -182,24 +205,6 @@ class DualProblem(BoxDual):
     def check_modes(self):
         """ValueError for a loss or bias mode this problem does not have."""
         _check_modes(self.loss, self.bias, BIAS_MODES)
-
-    @property
-    def n_samples(self):
-        return self.X.shape[0]
-
-    @property
-    def n_features(self):
-        return self.X.shape[1]
-
-    @property
-    def augmented_value(self):
-        """B in compiled kernels: 0.0 unless the bias is an augmented feature."""
-        return float(self.bias_scale) if self.bias == "augmented" else 0.0
-
-    @property
-    def n_weights(self):
-        """Length of w: the features, plus one for the augmented bias."""
-        return self.n_features + (self.bias == "augmented")
 
     def weights(self, alpha):
         """w = sum_i y_i a_i x_i (with the augmented entry)."""
@@ -454,7 +459,7 @@ class L1RegularizedProblem(DualProblem):
 
 
 @dataclass(eq=False)
-class CrammerSingerProblem:
+class CrammerSingerProblem(LinearRows):
     """Crammer and Singer's multi-class SVM (LIBLINEAR ``-s 4``), k classes, one
     weight vector w_m per class, rows x_i with class y_i and cost C_i.
 
@@ -503,23 +508,6 @@ class CrammerSingerProblem:
         self.C = np.asarray(self.C, dtype=np.float64)
         self.rows = kernel_rows(self.X)
         self.q_diag = squared_norms(self.rows, self.n_samples, self.augmented_value)
-
-    @property
-    def n_samples(self):
-        return self.X.shape[0]
-
-    @property
-    def n_features(self):
-        return self.X.shape[1]
-
-    @property
-    def augmented_value(self):
-        """B in compiled kernels: 0.0 unless the bias is an augmented feature."""
-        return float(self.bias_scale) if self.bias == "augmented" else 0.0
-
-    @property
-    def n_weights(self):
-        return self.n_features + (self.bias == "augmented")
 
     def feasible(self, alpha):
         """A warm start (n_classes, n_samples) if it satisfies the constraints for the
