@@ -73,7 +73,9 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         (``dualsvm.kernel_training.choose_solver``); ``solver_used_`` says which. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.kernel_training.KERNEL_SOLVERS``.
     tol : float, default=1e-3
-        LIBSVM's ``-e``: stop when the maximal KKT violation is below tol.
+        LIBSVM's ``-e``: stop when the maximal KKT violation is below tol
+        ('ws' stops below tol / 2, where its dual is at or above LIBSVM's:
+        ``dualsvm.solvers.ws_smo.STOP_RATIO``).
     cache_size : float, default=200
         Kernel column cache in MB.
     shrinking : bool, default=True
