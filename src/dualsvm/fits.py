@@ -44,8 +44,23 @@ class _Fit:
         return {name: value for name, value in vars(self).items() if name.endswith("_")}
 
 
+@dataclass(kw_only=True)
+class _LinearCertificate(_Fit):
+    """What every linear fit carries besides its weights: the dual variables, the
+    epochs run, the certificate (one entry per binary problem) and the feature names."""
+
+    alpha_: np.ndarray = None
+    n_iter_: int = None
+    primal_: np.ndarray = None
+    dual_: np.ndarray = None
+    gap_: np.ndarray = None
+    status_: list = None
+    history_: list = None
+    feature_names_in_: np.ndarray = None
+
+
 @dataclass
-class LinearFit(_Fit):
+class LinearFit(_LinearCertificate):
     """A fitted linear model: what :class:`dualsvm.LinearSVC` stores after ``fit``.
 
     One binary problem for two classes (it decides for ``classes_[1]``), else one
@@ -56,17 +71,9 @@ class LinearFit(_Fit):
     classes_: np.ndarray
     coef_: np.ndarray
     intercept_: np.ndarray
-    alpha_: np.ndarray = None
-    n_iter_: int = None
-    primal_: np.ndarray = None
-    dual_: np.ndarray = None
-    gap_: np.ndarray = None
-    status_: list = None
-    history_: list = None
     n_samples_seen_: int = 0
     lambda_: float = float("nan")
     t_: np.ndarray = None
-    feature_names_in_: np.ndarray = None
 
     @property
     def n_features_in_(self):
@@ -74,7 +81,7 @@ class LinearFit(_Fit):
 
 
 @dataclass
-class LinearSVRFit(_Fit):
+class LinearSVRFit(_LinearCertificate):
     """A fitted linear regression model: what :class:`dualsvm.LinearSVR` stores.
 
     ``coef_`` (n_features,) and ``intercept_`` (1,), as scikit-learn's LinearSVR;
@@ -85,14 +92,6 @@ class LinearSVRFit(_Fit):
     params: dict
     coef_: np.ndarray
     intercept_: np.ndarray
-    alpha_: np.ndarray = None
-    n_iter_: int = None
-    primal_: np.ndarray = None
-    dual_: np.ndarray = None
-    gap_: np.ndarray = None
-    status_: list = None
-    history_: list = None
-    feature_names_in_: np.ndarray = None
 
     @property
     def n_features_in_(self):
@@ -100,7 +99,7 @@ class LinearSVRFit(_Fit):
 
 
 @dataclass
-class LinearOneClassFit(_Fit):
+class LinearOneClassFit(_LinearCertificate):
     """A fitted linear one-class SVM: what :class:`dualsvm.LinearOneClassSVM` stores.
 
     ``coef_`` (1, n_features) is w and ``offset_`` (1,) is rho (LIBLINEAR's ``-s 21``
@@ -111,14 +110,6 @@ class LinearOneClassFit(_Fit):
     params: dict
     coef_: np.ndarray
     offset_: np.ndarray
-    alpha_: np.ndarray = None
-    n_iter_: int = None
-    primal_: np.ndarray = None
-    dual_: np.ndarray = None
-    gap_: np.ndarray = None
-    status_: list = None
-    history_: list = None
-    feature_names_in_: np.ndarray = None
 
     @property
     def n_features_in_(self):

@@ -338,10 +338,8 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None):
         callback=params["callback"], verbose=params["verbose"], monitor=monitor,
         time_limit=params["time_limit"]))
     coef, intercept = problem.coef_intercept(result.w)
-    return LinearSVRFit(
-        params=dict(params), coef_=coef, intercept_=np.array([intercept]), alpha_=result.alpha,
-        n_iter_=solver.n_iter, primal_=np.array([result.primal]), dual_=np.array([result.dual]),
-        gap_=np.array([result.gap]), status_=[result.status], history_=[result.history])
+    return LinearSVRFit(params=dict(params), coef_=coef, intercept_=np.array([intercept]),
+                        **_single_certificate(result, solver.n_iter))
 
 
 def fit_linear_one_class(X, weight, params):
@@ -373,11 +371,16 @@ def fit_linear_one_class(X, weight, params):
         max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
         callback=params["callback"], verbose=params["verbose"], monitor=monitor,
         time_limit=params["time_limit"]))
-    return LinearOneClassFit(
-        params=dict(params), coef_=result.w[None, :].copy(), offset_=np.array([-result.intercept]),
-        alpha_=result.alpha, n_iter_=solver.n_iter, primal_=np.array([result.primal]),
-        dual_=np.array([result.dual]), gap_=np.array([result.gap]), status_=[result.status],
-        history_=[result.history])
+    return LinearOneClassFit(params=dict(params), coef_=result.w[None, :].copy(),
+                             offset_=np.array([-result.intercept]),
+                             **_single_certificate(result, solver.n_iter))
+
+
+def _single_certificate(result, n_iter):
+    """The fitted certificate attributes of a model trained as one problem."""
+    return dict(alpha_=result.alpha, n_iter_=n_iter, primal_=np.array([result.primal]),
+                dual_=np.array([result.dual]), gap_=np.array([result.gap]),
+                status_=[result.status], history_=[result.history])
 
 
 def stacked_weights(coef, intercept, params):
