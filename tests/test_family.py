@@ -14,7 +14,7 @@ from reference import family_dual, libsvm_family, libsvm_single_model, nu_svc_du
 
 from dualsvm import SVR, NuSVC, NuSVR, OneClassSVM, load_model, save_model
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import NuDual, SVRDual
+from dualsvm.problem import KernelDualProblem, NuDual, SVRDual
 from dualsvm.solvers.smo import SMO
 
 TIGHT = 1e-7  # LIBSVM's -e and our tol in the comparisons
@@ -178,6 +178,32 @@ def test_smo_keeps_both_equality_constraints(load, make):
     assert np.allclose(solver.G, problem.gradient(solver.alpha), atol=1e-5)
     with pytest.raises(ValueError, match="no warm start"):
         SMO(problem, 1e-3, alpha=np.zeros(problem.n_samples))
+
+
+@pytest.mark.parametrize("make", [
+    lambda X, y, k: SVRDual(X, y, np.full(len(y), 10.0), epsilon=0.5, kernel=k),
+    lambda X, y, k: SVRDual(X, y, np.full(len(y), 2.0), nu=0.4, kernel=k),
+    lambda X, y, k: NuDual(X, np.where(y > 20, 1.0, -1.0), np.ones(len(y)), nu=0.4, kernel=k),
+    lambda X, y, k: NuDual(X, None, np.linspace(0.5, 1.5, len(y)), nu=0.2, kernel=k),
+    lambda X, y, k: KernelDualProblem(X, np.where(y > 20, 1.0, -1.0), np.full(len(y), 5.0),
+                                      kernel=k),
+], ids=["epsilon_svr", "nu_svr", "nu_svc", "one_class", "c_svc"])
+def test_final_certificate_equals_the_float64_one(load, make):
+    # the final certificate recomputes the gradient only for the support vectors and the
+    # variables near a loss: it equals the one from the whole float64 gradient
+    X, y = load("housing_scale")
+    problem = make(X.toarray(), y, make_kernel("rbf", gamma=0.5))
+    solver = SMO(problem, 1e-3)
+    while not solver.epoch():
+        pass
+    solver.finish()
+    primal, dual, _, intercept = solver.certificate()
+    exact = problem.certificate(solver.alpha, problem.gradient(solver.alpha),
+                                intercept=intercept)
+    assert primal == pytest.approx(exact[0], rel=1e-12)
+    assert dual == pytest.approx(exact[1], rel=1e-12)
+    refined = problem.refined_gradient(solver.alpha, solver.G)
+    assert (refined != solver.G).sum() < 0.9 * len(refined)  # not the whole gradient
 
 
 @pytest.mark.parametrize("make", [

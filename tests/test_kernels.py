@@ -191,6 +191,13 @@ def test_variables_over_rows_equal_the_stacked_matrix(data, sparse, name):
                                rtol=1e-12, atol=1e-12)
     v = np.random.default_rng(2).random(len(cols))
     np.testing.assert_allclose(q.times(cols, v), Q[:, cols] @ v, rtol=1e-12, atol=1e-12)
+    # rows: both signs of a row (3 and n + 3) cost its kernel entries once
+    rows = np.array([n + 3, 3, 8, 2 * n - 1])
+    before = q.kernel_evaluations
+    np.testing.assert_allclose(q.times(cols, v, rows=rows), Q[np.ix_(rows, cols)] @ v,
+                               rtol=1e-12, atol=1e-12)
+    assert q.kernel_evaluations - before == 3 * 4  # 3 rows against 4 distinct columns
+    np.testing.assert_array_equal(q.sharing_rows([n + 3, 8]), [3, 8, n + 3, n + 8])
     with pytest.raises(ValueError, match="row_of"):
         q.columns([0, 1])
 

@@ -47,7 +47,9 @@ From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
 product, not cached; ``rows=None`` for all rows), ``qm.column_chunks(cols, n_rows)``
 (cols in pieces whose block fits in ``qm.block_bytes``), ``qm.columns(index)`` (many complete columns by BLAS,
-stored in the cache), ``qm.matrix()`` (all of Q, refused above a memory bound),
+stored in the cache), ``qm.times(cols, v, rows)`` (Q[rows][:, cols] v by tiles, each
+kernel row and column once), ``qm.sharing_rows(variables)`` (the variables of the
+same training rows), ``qm.matrix()`` (all of Q, refused above a memory bound),
 ``qm.diag`` (Q_ii) and the counters ``kernel_evaluations``, ``cache_hits``,
 ``cache_misses``.
 """
@@ -72,9 +74,13 @@ MIN_SLOTS = 8
 #: after shrinking) may take at once. The blocks are carved out of cache_size (at
 #: most a sixteenth of it), so cache and blocks together stay within cache_size.
 BLOCK_BYTES = 16 * 2**20
-#: Below this many entries a column is computed on one thread (measured on 2
-#: cores: no gain at 5000 entries, about 1.4x at 50000).
+#: Below this many entries a column is computed on one thread. CSR rows: the dot
+#: products are accumulated by feature on one thread first, only the kernel values
+#: are shared (measured on 2 cores, a9a: no gain at 5000 entries, about 1.4x at
+#: 50000). Dense rows (and a precomputed matrix) share all the work: 1.5x at 1000
+#: entries, 1.9x from 2000 (ijcnn1's 22 features, the other core idle).
 _PARALLEL_ENTRIES = 16384
+_PARALLEL_ENTRIES_DENSE = 2048
 #: Ranges a parallel column is cut into for the threads.
 _CHUNKS = 64
 
@@ -230,8 +236,22 @@ class QMatrix:
         if rows is None:
             return self.y * self._kernel_index(self._kernel_times(cols, coef))
         rows = np.asarray(rows, dtype=np.int64)
-        kernel_rows = rows if self.row_of is None else self.row_of[rows]
-        return self.y[rows] * self._kernel_times(cols, coef, kernel_rows)
+        if self.row_of is None:
+            return self.y[rows] * self._kernel_times(cols, coef, rows)
+        # variables of one row (SVR's a_i and a*_i) share its kernel entries: each
+        # row is computed once
+        kernel_rows, back = np.unique(self.row_of[rows], return_inverse=True)
+        return self.y[rows] * self._kernel_times(cols, coef, kernel_rows)[back]
+
+    def sharing_rows(self, variables):
+        """The variables whose training row is that of one of ``variables`` (sorted
+        int64): ``variables`` themselves without row_of."""
+        variables = np.asarray(variables, dtype=np.int64)
+        if self.row_of is None:
+            return variables
+        chosen = np.zeros(self.n_rows, dtype=bool)
+        chosen[self.row_of[variables]] = True
+        return np.flatnonzero(chosen[self.row_of])
 
     def _kernel_times(self, cols, coef, rows=None):
         """K[rows][:, cols] @ coef (training rows; cols: rows too; ``rows=None``: all
@@ -386,7 +406,8 @@ def _cached_column(data, cache, j, active, m):
             start = slot_length[s]
     s = claim_slot(cache, j)
     column = slots[s]
-    if m - start >= _PARALLEL_ENTRIES:
+    # work (the CSR accumulator) is empty for dense rows
+    if m - start >= (_PARALLEL_ENTRIES if len(data[4]) else _PARALLEL_ENTRIES_DENSE):
         _fill_parallel(*data[:6], j, active, start, m, column)
     else:
         _fill_serial(*data[:6], j, active, start, m, column)

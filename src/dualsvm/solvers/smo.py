@@ -130,14 +130,15 @@ class SMO:
         shrunk their gradients are those of the moment they were shrunk, so the
         primal and gap are estimates. After :meth:`finish` the intercept is
         LIBSVM's (from SMO's gradient) and the objectives come from the gradient
-        recomputed in float64: SMO's columns are float32, as LIBSVM's, which
-        with large kernel values moves them by more than the gap (1e-4 relative
-        on iris, poly kernel, C = 10).
+        recomputed in float64 where they read it (``refined_gradient`` of the
+        problem: the support vectors and the variables near a loss): SMO's
+        columns are float32, as LIBSVM's, which with large kernel values moves
+        them by more than the gap (1e-4 relative on iris, poly kernel, C = 10).
         """
         if not self.finished:
             return self.problem.certificate(self.alpha, self.G, dual=-float(self._measures[1]))
         p = self.problem
-        return p.certificate(self.alpha, p.gradient(self.alpha),
+        return p.certificate(self.alpha, p.refined_gradient(self.alpha, self.G),
                              intercept=p.intercept(self.alpha, self.G))
 
     def counters(self):
@@ -146,7 +147,8 @@ class SMO:
                 "cache_hits": q.cache_hits}
 
     def _reconstruct(self):
-        """G of the shrunk variables from G_bar and the free variables (BLAS blocks)."""
+        """G of the shrunk variables from G_bar and the free variables (tiled
+        products, each kernel row once: see ``QMatrix.times``)."""
         p = self.problem
         n = p.n_samples
         m = self.active_size
@@ -156,8 +158,8 @@ class SMO:
             grad = self.G_bar[inactive] + p.linear[inactive] + p.diag[inactive] * alpha[inactive]
             on = self.active[:m]
             free = on[(alpha[on] > 0) & (alpha[on] < p.upper_bound[on])]
-            for cols in p.q.column_chunks(free, len(inactive)):
-                grad += p.q.block(inactive, cols) @ alpha[cols]
+            if len(free):
+                grad += p.q.times(free, alpha[free], rows=inactive)
             self.G[inactive] = grad
         self.state[ACTIVE_SIZE] = n
         p.q.new_generation()
