@@ -38,12 +38,6 @@ import numpy as np
 
 from ._ws_kernels import claim_columns, gather_block, local_smo, select_working_set, update_gradient
 
-#: Rows without a support vector's alpha whose margin, by the solver's gradient, is
-#: below 1 + NEAR_MARGIN get their gradient recomputed in float64 for the final
-#: certificate (see ``WorkingSetSMO.certificate``): a bound far above the solver's
-#: rounding, so the rows left out have loss 0 exactly.
-NEAR_MARGIN = 0.01
-
 #: Working-set sizes the automatic choice picks from (powers of two).
 MIN_WORKING_SET, MAX_WORKING_SET = 16, 1024
 #: The automatic q grows with n: at most max(SMALL_WORKING_SET, n / ROWS_PER_VARIABLE)
@@ -185,25 +179,13 @@ class WorkingSetSMO:
     def certificate(self):
         """(primal, dual, relative gap, intercept), as :meth:`SMO.certificate
         <dualsvm.solvers.smo.SMO.certificate>` while training; after :meth:`finish`
-        the gradients are recomputed in float64 (Q[rows, sv] a_sv) for the support
-        vectors and for every other row within ``NEAR_MARGIN`` of a non-zero loss
-        (margin below 1 + NEAR_MARGIN by the solver's gradient): the dual and every
-        loss term are then exact, since the solver's gradient (float32 columns added
-        in float64, as LIBSVM's) is within 1e-4 of the exact one (measured on a9a,
-        ijcnn1 and w7a), far inside NEAR_MARGIN, and the rows left out have loss 0
-        either way. A full float64 gradient (n_sv n values) took a quarter of the
-        fit on ijcnn1. The intercept is from the solver's gradient, as SMO's."""
+        exact in float64 where it counts (:meth:`KernelDualProblem.final_certificate
+        <dualsvm.problem.KernelDualProblem.final_certificate>`), with the intercept
+        from the solver's gradient, as SMO's."""
         p = self.problem
         if not self.finished:
             return p.certificate(self.alpha, self.G, dual=-self._objective)
-        G = self.G.copy()
-        intercept = p.intercept(self.alpha, self.G)
-        sv = np.flatnonzero(self.alpha)
-        # for a_i = 0 the loss is max(0, -(G_i + y_i b)) (squared for the squared hinge)
-        rows = np.flatnonzero((self.alpha != 0) | (self.G + p.y * intercept < NEAR_MARGIN))
-        G[rows] = (p.q.times(sv, self.alpha[sv], rows=rows) + p.diag[rows] * self.alpha[rows]
-                   + p.linear[rows])
-        return p.certificate(self.alpha, G, intercept=intercept)
+        return p.final_certificate(self.alpha, self.G)
 
     def counters(self):
         q = self.problem.q
