@@ -14,8 +14,10 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from dualsvm import SVC, SVCCV, LinearSVC, LinearSVCCV, c_path, cli
 from dualsvm.data import read_svmlight
+from dualsvm.kernel_training import KERNEL_SOLVERS
 from dualsvm.kernels import make_kernel
 from dualsvm.problem import KernelDualProblem
+from dualsvm.solvers import Stopping, run_epochs
 
 CS = np.logspace(-6, 2, 9, base=2)
 
@@ -184,6 +186,57 @@ def test_a_start_within_rounding_of_the_kept_product_computes_no_column(heart):
     np.testing.assert_allclose(problem.gradient(start), fresh.gradient(start),
                                rtol=1e-12, atol=1e-12)
     assert problem.q.kernel_evaluations - evaluations == 5 * len(y)
+
+def _solve(problem, solver, alpha=None):
+    build = KERNEL_SOLVERS[solver].build
+    trained, _ = build(problem, 1e-3, shrinking=True, random_state=None, max_iter=-1,
+                       alpha=alpha)
+    return trained, run_epochs(trained, problem, Stopping(max_iter=10**6))
+
+
+@pytest.mark.parametrize("solver", ["smo", "ws"])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_final_certificate_equals_that_of_the_exact_gradient(heart, solver, loss):
+    # the final certificate recomputes in float64 only the rows that count (support
+    # vectors, rows near a loss), on a path after a warm start too: it must equal
+    # the one of a full float64 gradient
+    X, y = heart
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.2, X=X)
+    problem = KernelDualProblem(X, y, np.full(len(y), 2.0), loss, "exact", kernel)
+    _, first = _solve(problem, solver)
+    problem.set_costs(np.full(len(y), 6.0))
+    for result, C in ((first, 2.0), (_solve(problem, solver, first.alpha * 3.0)[1], 6.0)):
+        assert result.status == "converged"
+        fresh = KernelDualProblem(X, y, np.full(len(y), C), loss, "exact", kernel)
+        primal, dual, gap, _ = fresh.certificate(result.alpha, fresh.gradient(result.alpha),
+                                                 intercept=result.intercept)
+        np.testing.assert_allclose([result.primal, result.dual, result.gap], [primal, dual, gap],
+                                   rtol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["smo", "ws"])
+def test_warm_start_after_a_fit_computes_no_column(heart, solver):
+    # a solver's last gradient (and SMO's G_bar) are kept by the problem, so the next
+    # fit of a path starts from the scaled solution without a kernel evaluation, and
+    # from the gradient a fresh product gives
+    X, y = heart
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.2, X=X)
+    problem = KernelDualProblem(X, y, np.full(len(y), 0.5), "hinge", "exact", kernel)
+    _, result = _solve(problem, solver)
+    assert result.status == "converged"
+    problem.set_costs(np.full(len(y), 0.5 * 1.5))
+    evaluations = problem.q.kernel_evaluations
+    started, _ = KERNEL_SOLVERS[solver].build(problem, 1e-3, shrinking=True, random_state=None,
+                                              max_iter=-1, alpha=result.alpha * 1.5)
+    assert problem.q.kernel_evaluations == evaluations
+    fresh = KernelDualProblem(X, y, np.full(len(y), 0.75), "hinge", "exact", kernel)
+    np.testing.assert_allclose(started.G, fresh.gradient(started.alpha), rtol=0, atol=1e-5)
+    if solver == "smo":
+        bounded = np.where(started.alpha >= fresh.upper_bound, fresh.upper_bound, 0.0)
+        np.testing.assert_allclose(started.G_bar, fresh.product(bounded), rtol=0, atol=1e-5)
+
 
 # --- cross-validation ------------------------------------------------------------------
 

@@ -616,6 +616,21 @@ class KernelGradients:
         return out
 
 
+    def keep_product(self, name, v, qv):
+        """Keep a product Q v a solver maintained, for the next warm start (only
+        :class:`KernelDualProblem` takes warm starts; here nothing is kept)."""
+
+    def final_certificate(self, alpha, gradient):
+        """(primal, dual, relative gap, intercept) of a solver's last point: the
+        intercept from the solver's ``gradient`` (LIBSVM's), the objectives from
+        :meth:`refined_gradient`, whose Q a is kept for the next warm start of a
+        path (:meth:`keep_product`)."""
+        intercept = self.intercept(alpha, gradient)
+        refined = self.refined_gradient(alpha, gradient)
+        self.keep_product("alpha", alpha, refined - self.diag * alpha - self.linear)
+        return self.certificate(alpha, refined, intercept=intercept)
+
+
 @dataclass(eq=False)
 class KernelDualProblem(KernelGradients, BoxDual):
     """A binary kernel SVM problem: the dual above with Q_ij = y_i y_j K(x_i, x_j).
@@ -708,6 +723,15 @@ class KernelDualProblem(KernelGradients, BoxDual):
         result = kept_product(self.q, v, self._products.get(name))
         self._products[name] = (v.copy(), result.copy())
         return result
+
+    def keep_product(self, name, v, qv):
+        """Keep ``qv`` as the product Q v of ``name`` for the next :meth:`product`: a
+        product a solver maintained itself (its gradient, SMO's G_bar), so that the
+        next warm start of a path (v scaled by C_new / C_old, see :meth:`set_costs`)
+        costs no kernel evaluation. It carries the solver's rounding (float32
+        columns summed in float64), which is what that solver's own gradient has;
+        certificates recompute their exact parts (:meth:`final_certificate`)."""
+        self._products[name] = (np.array(v, dtype=np.float64), np.array(qv, dtype=np.float64))
 
     def gradient(self, alpha):
         """G = (Q + D)a - e, with Q a from :meth:`product`."""

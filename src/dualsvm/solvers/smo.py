@@ -118,8 +118,13 @@ class SMO:
     def finish(self):
         """Make the gradient exact everywhere (after an early stop), and the final
         certificate exact in float64; True (the certificate changed)."""
-        if self.active_size < self.problem.n_samples:
+        p = self.problem
+        if self.active_size < p.n_samples:
             self._reconstruct()
+        # G_bar for the next warm start of a path (the start is scaled with the
+        # bounds, so the same variables are at their bound: no kernel evaluation)
+        p.keep_product("bounded", np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0),
+                       self.G_bar)
         self.finished = True
         return True
 
@@ -129,17 +134,15 @@ class SMO:
         While training, the dual is the one SMO keeps, and while variables are
         shrunk their gradients are those of the moment they were shrunk, so the
         primal and gap are estimates. After :meth:`finish` the intercept is
-        LIBSVM's (from SMO's gradient) and the objectives come from the gradient
-        recomputed in float64 where they read it (``refined_gradient`` of the
-        problem: the support vectors and the variables near a loss): SMO's
-        columns are float32, as LIBSVM's, which with large kernel values moves
-        them by more than the gap (1e-4 relative on iris, poly kernel, C = 10).
+        LIBSVM's (from SMO's gradient) and the objectives come from gradients
+        recomputed in float64 where they count (the problem's
+        ``final_certificate``): SMO's columns are float32, as LIBSVM's, which
+        with large kernel values moves them by more than the gap (1e-4 relative
+        on iris, poly kernel, C = 10).
         """
         if not self.finished:
             return self.problem.certificate(self.alpha, self.G, dual=-float(self._measures[1]))
-        p = self.problem
-        return p.certificate(self.alpha, p.refined_gradient(self.alpha, self.G),
-                             intercept=p.intercept(self.alpha, self.G))
+        return self.problem.final_certificate(self.alpha, self.G)
 
     def counters(self):
         q = self.problem.q

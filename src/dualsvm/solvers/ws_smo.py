@@ -41,7 +41,6 @@ import numpy as np
 
 from ._ws_kernels import claim_columns, gather_block, local_smo, select_working_set, update_gradient
 
-
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
 #: (whose SMO crosses it by the single maximal pair) by up to 5e-6 relative on a flat
@@ -192,15 +191,14 @@ class WorkingSetSMO:
 
     def certificate(self):
         """(primal, dual, relative gap, intercept), as :meth:`SMO.certificate
-        <dualsvm.solvers.smo.SMO.certificate>`: after :meth:`finish` the gradients
-        are recomputed in float64 for the support vectors and every other row near
-        a non-zero loss (the problem's ``refined_gradient``); the intercept is from
-        the solver's gradient, as SMO's."""
+        <dualsvm.solvers.smo.SMO.certificate>` while training; after :meth:`finish`
+        exact in float64 where it counts (:meth:`KernelGradients.final_certificate
+        <dualsvm.problem.KernelGradients.final_certificate>`), with the intercept
+        from the solver's gradient, as SMO's."""
         p = self.problem
         if not self.finished:
             return p.certificate(self.alpha, self.G, dual=-self._objective)
-        return p.certificate(self.alpha, p.refined_gradient(self.alpha, self.G),
-                             intercept=p.intercept(self.alpha, self.G))
+        return p.final_certificate(self.alpha, self.G)
 
     def counters(self):
         q = self.problem.q
