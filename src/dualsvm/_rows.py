@@ -74,6 +74,12 @@ def row_row_dot(rows, i, j, bias):
     raise NotImplementedError("only callable from compiled code")
 
 
+def row_squared_norm(rows, i, bias):
+    """Return x_i'x_i: ``row_row_dot(rows, i, i, bias)`` (the same sum, bit for bit)
+    without its merge of the row with itself."""
+    raise NotImplementedError("only callable from compiled code")
+
+
 def prefetch_row_start(rows, i):
     """Announce that row i will be read soon: where it starts (CSR; no-op dense)."""
     raise NotImplementedError("only callable from compiled code")
@@ -195,6 +201,27 @@ def _row_row_dot(rows, i, j, bias):
     return csr
 
 
+@overload(row_squared_norm, jit_options=_INLINE)
+def _row_squared_norm(rows, i, bias):
+    if is_dense(rows):
+        def dense(rows, i, bias):
+            r = np.uint64(i)
+            s = bias * bias
+            for k in range(np.uint64(rows.shape[1])):
+                s += rows[r, k] * rows[r, k]
+            return s
+        return dense
+
+    def csr(rows, i, bias):
+        data, indices, indptr = rows
+        r = np.uint64(i)
+        s = bias * bias
+        for k in range(np.uint64(indptr[r]), np.uint64(indptr[r + np.uint64(1)])):
+            s += data[k] * data[k]
+        return s
+    return csr
+
+
 @overload(prefetch_row_start, jit_options=_INLINE)
 def _prefetch_row_start(rows, i):
     if is_dense(rows):
@@ -252,5 +279,5 @@ def squared_norms(rows, n, bias):
     """||x_i||^2 for every row, the augmented feature included."""
     out = np.empty(n)
     for i in range(n):
-        out[i] = row_row_dot(rows, i, i, bias)
+        out[i] = row_squared_norm(rows, i, bias)
     return out
