@@ -31,7 +31,8 @@ allocations cost more than the steps), so both take the same steps.
 import numpy as np
 from numba import njit
 
-from .._rows import row_axpy, row_dot, row_row_dot
+from .._rows import (AHEAD, pair_dots, prefetch, prefetch_row, prefetch_row_start, row_axpy,
+                     row_axpy_unmark, row_dot, row_unmark)
 
 #: Ranges up to this length are sorted by insertion.
 _SMALL = 16
@@ -46,8 +47,9 @@ def _swap(values, index, a, b):
 @njit(cache=True, nogil=True)
 def _before(v, i, pivot_value, pivot_index, larger_index_first):
     """Whether (v, i) comes before the pivot: the larger value first; among equal
-    values the larger index if ``larger_index_first``, else the smaller."""
-    return v > pivot_value or (v == pivot_value and (i > pivot_index) == larger_index_first)
+    values the larger index if ``larger_index_first``, else the smaller. (Bitwise
+    operators: no branch, so a partition mispredicts nothing.)"""
+    return (v > pivot_value) | ((v == pivot_value) & ((i > pivot_index) == larger_index_first))
 
 
 @njit(cache=True, nogil=True)
@@ -64,9 +66,13 @@ def _partition(values, index, lo, hi, larger_index_first):
     pivot_value, pivot_index = values[hi], index[hi]
     store = lo
     for s in range(lo, hi):
-        if _before(values[s], index[s], pivot_value, pivot_index, larger_index_first):
-            _swap(values, index, s, store)
-            store += 1
+        # branch-free Lomuto: [store, s) holds entries after the pivot, so swapping
+        # entry s with entry store and advancing store only when s comes before keeps
+        # that true whichever s is (the comparison's branch was a coin toss)
+        v, i = values[s], index[s]
+        values[s], index[s] = values[store], index[store]
+        values[store], index[store] = v, i
+        store += _before(v, i, pivot_value, pivot_index, larger_index_first)
     _swap(values, index, store, hi)
     return store
 
@@ -112,11 +118,13 @@ def _first_k(values, index, m, k, larger_index_first, stack):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, movable, gradient,
-                    tol, shrinking, budget, up_values, up_index, low_values, low_index, stack):
+                    tol, shrinking, budget, up_values, up_index, low_values, low_index, stack,
+                    mark):
     """Up to ``budget`` outer iterations over index[:active_size].
 
     ``movable``: the variables that can move, in row order (index[:len(movable)]
-    is a permutation of it). Returns (active_size, iterations, converged,
+    is a permutation of it); ``mark``: zeros of n_features (scratch of the pair
+    steps). Returns (active_size, iterations, converged,
     violation); ``gradient`` holds G_i = w'x_i of the variables of the last check.
     """
     n_movable = len(movable)
@@ -126,6 +134,10 @@ def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, movable, 
         neg_max = -np.inf  # max -G_i over I_up = {a_i < U_i}
         neg_min = np.inf  # min -G_j over I_low = {a_j > 0}
         for s in range(active_size):
+            if s + 2 * AHEAD < active_size:  # announce the rows ahead (a hint, see _rows)
+                prefetch_row_start(rows, np.uint64(index[s + 2 * AHEAD]))
+            if s + AHEAD < active_size:
+                prefetch_row(rows, np.uint64(index[s + AHEAD]))
             i = index[s]
             g = row_dot(rows, i, w, 0.0)
             gradient[i] = g
@@ -175,24 +187,43 @@ def oneclass_passes(rows, alpha, w, q_diag, upper, index, active_size, movable, 
             _first_k(up_values, up_index, n_up, k, True, stack)  # the largest -G_i
             _first_k(low_values, low_index, n_low, k, False, stack)  # the smallest -G_j
             for s in range(k):
-                _pair_step(rows, alpha, w, q_diag, upper, up_index[s], low_index[s])
+                # the pairs are known in advance: announce their rows (random in memory)
+                if s + 2 * AHEAD < k:
+                    _announce(rows, up_index[s + 2 * AHEAD], alpha, upper, q_diag)
+                    _announce(rows, low_index[s + 2 * AHEAD], alpha, upper, q_diag)
+                if s + AHEAD < k:
+                    prefetch_row(rows, np.uint64(up_index[s + AHEAD]))
+                    prefetch_row(rows, np.uint64(low_index[s + AHEAD]))
+                _pair_step(rows, alpha, w, q_diag, upper, up_index[s], low_index[s], mark)
         iterations += 1
     return active_size, iterations, False, violation
 
 
+@njit(cache=True, nogil=True)
+def _announce(rows, i, alpha, upper, q_diag):
+    """Prefetch where row i starts and its entries of the per-variable arrays."""
+    j = np.uint64(i)
+    prefetch_row_start(rows, j)
+    prefetch(alpha, j)
+    prefetch(upper, j)
+    prefetch(q_diag, j)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pair_step(rows, alpha, w, q_diag, upper, i, j):
-    """The exact minimisation along a_i -= d, a_j += d (LIBLINEAR's inner step)."""
+def _pair_step(rows, alpha, w, q_diag, upper, i, j, mark):
+    """The exact minimisation along a_i -= d, a_j += d (LIBLINEAR's inner step).
+    ``mark``: zeros of n_features (see :func:`dualsvm._rows.pair_dots`), zeros again
+    on return."""
     ai, aj = alpha[i], alpha[j]
     ui, uj = upper[i], upper[j]
     if (ai <= 0.0 and aj <= 0.0) or (ai >= ui and aj >= uj):
         return
-    gi = row_dot(rows, i, w, 0.0)
-    gj = row_dot(rows, j, w, 0.0)
+    gi, gj, qij = pair_dots(rows, i, j, w, mark)
     if not ((ai < ui and aj > 0.0 and -gj + 1e-12 < -gi)
             or (ai > 0.0 and aj < uj and -gi + 1e-12 < -gj)):
+        row_unmark(rows, i, mark)
         return
-    quad = q_diag[i] + q_diag[j] - 2.0 * row_row_dot(rows, i, j, 0.0)
+    quad = q_diag[i] + q_diag[j] - 2.0 * qij
     if quad <= 0.0:
         quad = 1e-12
     delta = (gi - gj) / quad
@@ -212,5 +243,7 @@ def _pair_step(rows, alpha, w, q_diag, upper, i, j):
     alpha[j] = new_j
     step = new_i - ai
     if step != 0.0:
-        row_axpy(rows, i, step, w, 0.0)
+        row_axpy_unmark(rows, i, step, w, mark)
         row_axpy(rows, j, -step, w, 0.0)
+    else:
+        row_unmark(rows, i, mark)

@@ -26,9 +26,11 @@ class OneClassCD:
         self.index = self._movable.copy()
         self.n_movable = self.active_size = len(self.index)
         self.gradient = np.zeros(problem.n_samples)
-        # the selection's (value, index) lists and its quicksort's stack of ranges
+        # the selection's (value, index) lists, its quicksort's stack of ranges, and
+        # the pair steps' scattered row (zeros between steps)
         self._scratch = [np.empty(self.n_movable, dtype=np.int64 if k % 2 else np.float64)
-                         for k in range(4)] + [np.empty(128, dtype=np.int64)]
+                         for k in range(4)] + [np.empty(128, dtype=np.int64),
+                                               np.zeros(problem.n_features)]
         self.violation = np.inf
         self.passes_per_epoch = passes_per_epoch
         self.max_passes = max_passes
