@@ -13,9 +13,16 @@ import scipy.sparse as sp
 from liblinear import liblinearutil as ll
 from sklearn.exceptions import ConvergenceWarning
 
+from numba import njit
+from sklearn.utils.validation import validate_data
+
 from dualsvm import LinearOneClassSVM, OneClassSVM, load_model, save_model
 from dualsvm import cli
+from dualsvm._rows import (kernel_rows, pair_dots, row_axpy, row_axpy_unmark, row_dot,
+                           row_row_dot, row_unmark, squared_norms)
 from dualsvm.models import export_liblinear, import_liblinear
+from dualsvm.problem import greedy_fill
+from dualsvm.solvers._oneclass_kernels import _first_k
 
 SETS = ("heart_scale", "breast-cancer_scale")
 
@@ -212,3 +219,113 @@ def test_a9a_objective_matches_liblinear(load_benchmark, nu):
     ours = LinearOneClassSVM(nu=nu, tol=1e-6).fit(X)
     assert ours.dual_[0] == pytest.approx(-0.5 * float(w @ w), rel=1e-6)
     assert ours.offset_[0] == pytest.approx(rho, rel=1e-6)
+
+
+@pytest.mark.parametrize("larger_index_first", (True, False))
+@pytest.mark.parametrize("m, k", [(1, 1), (2, 1), (7, 7), (40, 4), (40, 17), (300, 30),
+                                  (300, 299), (1000, 100)])
+def test_selection_is_liblinears_order(m, k, larger_index_first):
+    """The k first of (value, index) pairs in LIBLINEAR's order (larger values first;
+    equal values by index, as its sort of (value, index) nodes): ties are common
+    (duplicate rows give equal gradients), so few distinct values are drawn."""
+    rng = np.random.default_rng(m + k)
+    for distinct in (2, 5, m):
+        values = rng.integers(0, distinct, m).astype(np.float64) * 0.5
+        index = rng.permutation(10 * m)[:m].astype(np.int64)
+        sign = -1 if larger_index_first else 1
+        expected = sorted(zip(values.tolist(), index.tolist()),
+                          key=lambda pair: (-pair[0], sign * pair[1]))[:k]
+        v, i = values.copy(), index.copy()
+        _first_k(v, i, m, k, larger_index_first, np.empty(128, dtype=np.int64))
+        assert list(zip(v[:k].tolist(), i[:k].tolist())) == expected
+        # a permutation of what was given
+        assert sorted(zip(v.tolist(), i.tolist())) == sorted(zip(values.tolist(), index.tolist()))
+
+
+@njit
+def _fused_and_separate(rows, i, j, w, mark):
+    gi, gj, q = pair_dots(rows, i, j, w, mark)
+    fused = np.array([gi, gj, q])
+    separate = np.array([row_dot(rows, i, w, 0.0), row_dot(rows, j, w, 0.0),
+                         row_row_dot(rows, i, j, 0.0)])
+    w_fused = w.copy()
+    row_axpy_unmark(rows, i, 0.5, w_fused, mark)
+    w_separate = w.copy()
+    row_axpy(rows, i, 0.5, w_separate, 0.0)
+    return fused, separate, w_fused, w_separate
+
+
+@njit
+def _unmark(rows, i, j, w, mark):
+    pair_dots(rows, i, j, w, mark)
+    row_unmark(rows, i, mark)
+
+
+@pytest.mark.parametrize("dense", (False, True))
+def test_row_primitives_equal_the_merge(load, dense):
+    """The pair steps' fused products and the squared norms are the merge's sums bit for
+    bit (CSR and dense), and leave the scratch row at zero."""
+    X, _ = load("heart_scale")
+    X = sp.csr_matrix(X)
+    X.data[::7] *= -1.0  # negative entries too
+    rows = np.ascontiguousarray(X.toarray()) if dense else kernel_rows(X)
+    n, d = X.shape
+    w = np.random.default_rng(0).normal(size=d)
+    mark = np.zeros(d)
+    for i, j in [(0, 1), (5, 5), (17, 250), (269, 3)]:
+        fused, separate, w_fused, w_separate = _fused_and_separate(rows, i, j, w, mark)
+        assert np.array_equal(fused, separate) and np.array_equal(w_fused, w_separate)
+        assert not mark.any()
+        _unmark(rows, i, j, w, mark)
+        assert not mark.any()
+    for bias in (0.0, 1.5):
+        merged = np.array([X[i].multiply(X[i]).sum() + bias * bias for i in range(n)])
+        np.testing.assert_allclose(squared_norms(rows, n, bias), merged, rtol=1e-14)
+        assert np.array_equal(squared_norms(rows, n, bias),
+                              squared_norms(kernel_rows(X), n, bias))
+
+
+def test_greedy_fill_is_liblinears_start():
+    upper = np.array([1.0, 2.0, 0.0, 0.5, 1.0, 3.0])
+    np.testing.assert_array_equal(greedy_fill(3.25, upper), [1.0, 2.0, 0.0, 0.25, 0.0, 0.0])
+    np.testing.assert_array_equal(greedy_fill(0.0, upper), np.zeros(6))
+    np.testing.assert_array_equal(greedy_fill(upper.sum(), upper), upper)
+    assert greedy_fill(7, [1, 2, 3]).dtype == np.float64  # lists and integers taken
+
+
+def test_validation_shortcut_keeps_scikit_learns_bookkeeping(load):
+    """X that scikit-learn would pass unchanged skips its validation; the estimator's
+    n_features_in_ and feature names, and every error, stay scikit-learn's."""
+    X, _ = load("heart_scale")
+    X = sp.csr_matrix(X)
+    dense = np.ascontiguousarray(X.toarray())
+    model = LinearOneClassSVM(nu=0.3)
+    model.feature_names_in_ = np.array(["old"], dtype=object)  # as after a DataFrame
+    model.fit(X)
+    assert model.n_features_in_ == X.shape[1] and not hasattr(model, "feature_names_in_")
+    reference = LinearOneClassSVM(nu=0.3)
+    validate_data(reference, X, accept_sparse="csr", dtype=np.float64, order="C")
+    assert reference.n_features_in_ == model.n_features_in_
+    # the same model from every layout scikit-learn accepts (through it or not)
+    unsorted = X.copy()
+    unsorted.indices[:2] = unsorted.indices[1::-1].copy()  # row 0's first two swapped
+    unsorted.data[:2] = unsorted.data[1::-1].copy()
+    unsorted.has_sorted_indices = False
+    for other in (dense, np.asfortranarray(dense), unsorted,
+                  sp.csr_array(X), X.tocsc(), dense.tolist()):
+        again = LinearOneClassSVM(nu=0.3).fit(other)
+        assert np.array_equal(again.coef_, model.coef_), type(other)
+        np.testing.assert_allclose(again.decision_function(other), model.decision_function(X),
+                                   rtol=1e-12, atol=1e-12)  # a dense or a sparse product
+    with pytest.raises(ValueError, match="expecting 13 features"):
+        model.decision_function(dense[:, :5])
+    bad = dense.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        LinearOneClassSVM().fit(bad)
+    with pytest.raises(ValueError, match="NaN"):
+        model.decision_function(bad)
+    with pytest.raises(ValueError, match="0 sample"):
+        LinearOneClassSVM().fit(dense[:0])
+    with pytest.raises(ValueError, match="0 feature"):
+        LinearOneClassSVM().fit(dense[:, :0])

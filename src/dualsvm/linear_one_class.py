@@ -13,7 +13,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 # Private scikit-learn APIs with no public equivalent (scikit-learn is pinned below
 # the next minor version in pyproject.toml for them): the parameter declarations
@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval
 from .base import FitMixin
 from .fits import LinearOneClassFit
 from .linear_training import fit_linear_one_class
-from .validation import canonical, sample_weights
+from .validation import sample_weights, samples
 
 
 class LinearOneClassSVM(FitMixin, OutlierMixin, BaseEstimator):
@@ -135,8 +135,7 @@ class LinearOneClassSVM(FitMixin, OutlierMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
-        X = canonical(X)
+        X = samples(self, X)
         weights = sample_weights(sample_weight, X.shape[0])
         weight = np.ones(X.shape[0]) if weights is None else weights
         return self._take_fit(fit_linear_one_class(X, weight, self.get_params(deep=False)))
@@ -153,7 +152,7 @@ class LinearOneClassSVM(FitMixin, OutlierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = samples(self, X, reset=False)
         return safe_sparse_dot(X, self.coef_[0], dense_output=True)
 
     def decision_function(self, X):

@@ -361,10 +361,11 @@ def fit_linear_one_class(X, weight, params):
     problem = LinearOneClassDual(X, weight, params["nu"])
     monitor = _monitor(params)
     max_iter = params["max_iter"]
-    # Unmonitored, one epoch() runs several outer iterations in compiled code, at most
-    # 1e7 row entries' worth (a Python round trip costs more than an iteration on the
-    # shrunk problem; the time limit and Ctrl-C are still checked between them).
-    per_epoch = 1 if monitor else max(1, 10_000_000 // (X.size + X.shape[0]))
+    # Unmonitored, one epoch() runs several outer iterations in compiled code, 1e8 row
+    # entries' worth were each a pass over all rows (most run on the shrunk problem, a
+    # few hundred rows: a Python round trip costs more than one of them; the time limit
+    # and Ctrl-C are still checked between epochs, a tenth of a second apart at most).
+    per_epoch = 1 if monitor else max(1, 100_000_000 // (X.size + X.shape[0]))
     solver = OneClassCD(problem, params["tol"], shrinking=params["shrinking"],
                         passes_per_epoch=per_epoch, max_passes=max_iter)
     result = run_epochs(solver, problem, Stopping(

@@ -22,11 +22,15 @@ class OneClassCD:
         self.shrinking = shrinking
         self.alpha = problem.feasible(None)
         self.w = problem.weights(self.alpha)
-        self.index = problem.movable()
+        self._movable = problem.movable()
+        self.index = self._movable.copy()
         self.n_movable = self.active_size = len(self.index)
         self.gradient = np.zeros(problem.n_samples)
+        # the selection's (value, index) lists, its quicksort's stack of ranges, and
+        # the pair steps' scattered row (zeros between steps)
         self._scratch = [np.empty(self.n_movable, dtype=np.int64 if k % 2 else np.float64)
-                         for k in range(4)]
+                         for k in range(4)] + [np.empty(128, dtype=np.int64),
+                                               np.zeros(problem.n_features)]
         self.violation = np.inf
         self.passes_per_epoch = passes_per_epoch
         self.max_passes = max_passes
@@ -40,7 +44,7 @@ class OneClassCD:
             budget = max(1, min(budget, self.max_passes - self.n_iter))
         self.active_size, passes, converged, self.violation = oneclass_passes(
             p.rows, self.alpha, self.w, p.q_diag, p.upper_bound, self.index, self.active_size,
-            self.n_movable, self.gradient, self.tol, self.shrinking, budget, *self._scratch)
+            self._movable, self.gradient, self.tol, self.shrinking, budget, *self._scratch)
         self.n_iter += passes
         # converged: the last check computed G = X w of every movable variable, and
         # w has not moved since, so the certificate needs no pass over the data
