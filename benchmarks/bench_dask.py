@@ -19,6 +19,13 @@ which includes the workers reading their partitions: `load s` is that part and
 processes of one thread each (K partitions are spread over them); DCD one thread;
 Spark ``local[2]``. Best of ``--repeats`` runs per solver (interleaved).
 
+``--sigma`` runs CoCoA+ with each sigma' given ('K', 'adaptive' or a number;
+see ``dualsvm.dask.LinearSVC``). The set ``disjoint`` is generated: 8 groups of
+4000 rows, each group with its own 40 features (a linear rule plus noise), in
+group order, so the K row partitions (K = 1, 2, 4, 8) share no feature: the
+case of rows split by source, where sigma'_min is 1 instead of K. It is trained
+from a dask array; Spark does not run on it.
+
 Usage (a quiet machine)::
 
     python benchmarks/bench_dask.py                     # a9a, w8a, ijcnn1
@@ -38,32 +45,69 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import DATA_DIR, RESULTS_DIR, command_line, machine, machine_lines  # noqa: E402
 
-SETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2"}
+SETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2", "disjoint": None}
 LOSSES = ("hinge", "squared_hinge")
+
+
+class Disjoint:
+    """The generated set ``disjoint`` (see the module's docstring), in memory."""
+
+    def __init__(self, groups=8, rows=4000, features=40, seed=0):
+        import scipy.sparse as sp
+
+        rng = np.random.default_rng(seed)
+        blocks, labels = [], []
+        for g in range(groups):
+            rule = rng.normal(size=features)
+            values = rng.normal(size=(rows, features))
+            labels.append(np.where(values @ rule + rng.normal(size=rows) > 0, 1.0, -1.0))
+            block = sp.csr_matrix(values)
+            blocks.append(sp.csr_matrix((block.data, block.indices + g * features, block.indptr),
+                                        shape=(rows, groups * features)))
+        self.X, self.y = sp.vstack(blocks, format="csr"), np.concatenate(labels)
+        self.rows_per_group = rows
+        self.n_samples, self.n_features = self.X.shape
+        self.nnz = self.X.nnz
+        self.n_blocks = groups
+        self.nbytes = self.X.data.nbytes + self.X.indices.nbytes + self.X.indptr.nbytes
+
+    def load(self):
+        return self.X, self.y
+
+    def fit_input(self):
+        import dask.array as da
+
+        return (da.from_array(self.X, chunks=(self.rows_per_group, self.n_features),
+                              asarray=False), self.y)
 
 
 def converted(name, args):
     """The set's block directory (rows shuffled), converted once into --workdir."""
     from dualsvm.outofcore import DiskDataset, convert
 
+    if SETS[name] is None:
+        return Disjoint()
     path = os.path.join(args.workdir, f"{name}-{args.block_mb:g}")
     if not os.path.isdir(path):
         convert(str(DATA_DIR / SETS[name]), path, block_mb=args.block_mb, shuffle=True, seed=0)
     return DiskDataset(path)
 
 
-def cocoa(path, loss, K, memory, args):
+def cocoa(data, loss, K, memory, args, sigma="K"):
+    """CoCoA+ on ``data``: a block directory's path or a (dask array, labels) pair."""
     from dualsvm.dask import LinearSVC
 
     model = LinearSVC(C=args.C, loss=loss, fit_intercept=False, gap_tol=args.gap_tol,
                       max_rounds=args.max_rounds, local_epochs=args.local_epochs,
-                      n_partitions=K, memory=memory, time_limit=args.time_limit,
+                      n_partitions=K, memory=memory, sigma=sigma, time_limit=args.time_limit,
                       random_state=0)
     start = time.perf_counter()
-    model.fit(path)
+    model.fit(*(data if isinstance(data, tuple) else (data,)))
     seconds = time.perf_counter() - start
     rounds_seconds = model.history_[-1]["seconds"]
-    return {"solver": f"cocoa+ K={K}", "K": model.n_partitions_, "seconds": seconds,
+    label = f"cocoa+ K={K}" + ("" if sigma == "K" else f" sigma'={sigma}")
+    return {"solver": label, "K": model.n_partitions_, "sigma": model.sigma_,
+            "sigma_option": sigma, "seconds": seconds,
             "rounds_seconds": rounds_seconds, "load_seconds": seconds - rounds_seconds,
             "rounds": model.n_rounds_, "primal": float(model.primal_[0]),
             "dual": float(model.dual_[0]), "gap": float(model.gap_[0]), "status": model.status_,
@@ -109,6 +153,8 @@ def main():
                         help="already converted datasets (no svmlight file: no Spark run)")
     parser.add_argument("--losses", nargs="+", default=list(LOSSES), choices=LOSSES)
     parser.add_argument("--partitions", nargs="+", type=int, default=[1, 2, 4, 8])
+    parser.add_argument("--sigma", nargs="+", default=["K"],
+                        help="sigma' of CoCoA+: 'K', 'adaptive' or numbers (each is run)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--memory", type=float,
                         help="MB of rows per worker; partitions then stay on disk, each with "
@@ -138,7 +184,8 @@ def main():
     info = machine()
     targets = [(name, converted(name, args)) for name in ([] if args.dataset_dir else args.sets)]
     targets += [(os.path.basename(os.path.normpath(d)), DiskDataset(d)) for d in args.dataset_dir]
-    if not args.no_spark and not args.dataset_dir:
+    args.sigma = [v if v in ("K", "adaptive") else float(v) for v in args.sigma]
+    if not args.no_spark and not args.dataset_dir and any(SETS[n] for n in args.sets):
         import spark_peer
 
         info["pyspark"] = spark_peer.ensure_pyspark(spark_peer.ensure_java())
@@ -162,20 +209,24 @@ def main():
                 for _ in range(args.repeats):
                     if not args.no_single:
                         runs.setdefault("single", []).append(single(X, y, loss, args))
-                    for K in args.partitions:
-                        per_worker = -(-min(K, ds.n_blocks) // args.workers)
-                        memory = None if args.memory is None else args.memory / per_worker
-                        runs.setdefault(K, []).append(cocoa(str(ds.path), loss, K, memory, args))
-                    if loss == "hinge" and not args.no_spark and not args.dataset_dir:
+                    for sigma in args.sigma:
+                        for K in args.partitions:
+                            per_worker = -(-min(K, ds.n_blocks) // args.workers)
+                            memory = None if args.memory is None else args.memory / per_worker
+                            data = ds.fit_input() if isinstance(ds, Disjoint) else str(ds.path)
+                            runs.setdefault((sigma, K), []).append(
+                                cocoa(data, loss, K, memory, args, sigma))
+                    if (loss == "hinge" and not args.no_spark and not args.dataset_dir
+                            and not isinstance(ds, Disjoint)):
                         runs.setdefault("spark", []).append(spark(name, X, y, args))
                 chosen = [best(r) for r in runs.values()]
                 dual_bound = max(r["dual"] for r in chosen if np.isfinite(r["dual"]))
-                one = next((r for r in chosen if r.get("K") == 1), None)
+                ones = {r["sigma_option"]: r for r in chosen if r.get("K") == 1}
                 for r in chosen:
                     r.update(about, loss=loss, best_dual=dual_bound,
                              to_best_dual=(r["primal"] - dual_bound) / r["primal"])
-                    if one is not None and "K" in r:
-                        r["rounds_vs_K1"] = r["rounds"] / one["rounds"]
+                    if "K" in r and r["sigma_option"] in ones:
+                        r["rounds_vs_K1"] = r["rounds"] / ones[r["sigma_option"]]["rounds"]
                     rows.append(r)
                     print(f"{name:>10} {loss:>13} {r['solver']:>18} {r['seconds']:8.2f} s "
                           f"{r['rounds']!s:>5} rounds gap {r['gap']:.1e} "
@@ -201,7 +252,11 @@ def markdown(rows, command, info, args):
              "DCD epochs, Spark iterations. `MB/round`: bytes between the client and the "
              "workers per round (w out, updates and certificate sums back, checkpoints). "
              "`(P - D*)/P`: the primal reached against the best certified dual bound of the "
-             "row. `load s`: reading the partitions on the workers, inside CoCoA+'s wall time.\n"]
+             "row. `load s`: reading the partitions on the workers, inside CoCoA+'s wall time. "
+             "`sigma'`: CoCoA+'s sigma' in the last round (K unless the solver says "
+             "otherwise); no round is rejected: the exact search keeps the dual from "
+             "falling whatever sigma' is. `rounds / K=1`: against K = 1 with the same "
+             "sigma' option.\n"]
     current = None
     for r in rows:
         if r["data"] != current:
@@ -209,12 +264,13 @@ def markdown(rows, command, info, args):
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
                       f"{r['in_memory_mb']:.1f} MB in memory, {r['blocks']} blocks\n",
                       "| loss | solver | threads | wall s | load s | rounds | rounds / K=1 | "
-                      "MB/round | primal | rel. gap | (P - D*)/P | status |",
-                      "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                      "sigma' | MB/round | primal | rel. gap | (P - D*)/P | status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         lines.append(
             f"| {r['loss']} | {r['solver']} | {r['threads']} | {r['seconds']:.2f} | "
             f"{r.get('load_seconds', float('nan')):.2f} | {r['rounds']} | "
-            f"{r.get('rounds_vs_K1', float('nan')):.2f} | {r.get('mb_per_round', float('nan')):.3f} | "
+            f"{r.get('rounds_vs_K1', float('nan')):.2f} | {r.get('sigma', float('nan')):.3g} | "
+            f"{r.get('mb_per_round', float('nan')):.3f} | "
             f"{r['primal']:.10g} | {r['gap']:.1e} | {r['to_best_dual']:.1e} | {r['status']} |")
     return "\n".join(lines) + "\n"
 

@@ -13,7 +13,8 @@ distributed = pytest.importorskip("distributed")
 
 from dualsvm import LinearSVC  # noqa: E402
 from dualsvm.dask import LinearSVC as DaskSVC  # noqa: E402
-from dualsvm.dask.cocoa import best_step, build_partition, local_round, settle  # noqa: E402
+from dualsvm.dask.cocoa import (best_step, build_partition, coupling, local_round,  # noqa: E402
+                                settle)
 from dualsvm.outofcore import convert  # noqa: E402
 
 
@@ -107,6 +108,81 @@ def test_eight_partitions_need_not_many_more_rounds_than_one(client, load):
         assert all(b >= a - 1e-12 * abs(a) for a, b in zip(duals, duals[1:]))
         rounds[K] = model.n_rounds_
     assert rounds[8] <= 6 * rounds[1], rounds
+
+
+def disjoint_groups(groups=4, rows=150, features=8, seed=0):
+    """Rows in ``groups`` consecutive groups, each with its own features and its own
+    linear rule plus noise: row chunks of a group each share no feature."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((groups * rows, groups * features))
+    y = np.empty(groups * rows)
+    for g in range(groups):
+        values = rng.normal(size=(rows, features))
+        X[g * rows:(g + 1) * rows, g * features:(g + 1) * features] = values
+        y[g * rows:(g + 1) * rows] = np.where(
+            values @ rng.normal(size=features) + rng.normal(size=rows) > 0, 1, -1)
+    return sp.csr_matrix(X), y
+
+
+def test_coupling_measures_how_the_local_steps_overlap():
+    rng = np.random.default_rng(0)
+    step = rng.normal(size=6)
+    assert coupling(np.tile(step, (4, 1))) == pytest.approx(4.0)  # equal steps: K
+    disjoint = np.zeros((3, 6))
+    disjoint[0, :2], disjoint[1, 2:4], disjoint[2, 4:] = step[:2], step[2:4], step[4:]
+    assert coupling(disjoint) == pytest.approx(1.0)
+    assert coupling(np.stack([step, -step])) == 0.0 and coupling(np.zeros((2, 6))) == 0.0
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_adaptive_sigma_gives_partitions_without_shared_features_the_rounds_of_one(
+        client, loss):
+    """Four partitions whose rows share no feature: sigma'_min is 1, the adaptive
+    sigma' stays at 1 (every round's coupling is 1), and K = 4 takes the rounds of
+    K = 1 where sigma' = K takes more; the objective is in-memory training's."""
+    X, y = disjoint_groups()
+    Xd = da.from_array(X, chunks=(150, X.shape[1]), asarray=False)
+    common = dict(loss=loss, fit_intercept=False, gap_tol=1e-3, max_rounds=300,
+                  local_epochs=5, random_state=0)
+    adaptive = DaskSVC(sigma="adaptive", **common).fit(Xd, y)
+    fixed = DaskSVC(**common).fit(Xd, y)
+    one = DaskSVC(n_partitions=1, **common).fit(Xd, y)
+    assert adaptive.n_partitions_ == 4 and fixed.sigma_ == 4.0 and one.sigma_ == 1.0
+    assert adaptive.sigma_ == 1.0 and all(r["sigma"] == 1.0 for r in adaptive.history_)
+    assert all(r["coupling"] <= 1.0 + 1e-9 for r in adaptive.history_)
+    assert adaptive.status_ == "gap" and adaptive.n_rounds_ <= one.n_rounds_ + 1
+    assert fixed.n_rounds_ > adaptive.n_rounds_ + 3, (fixed.n_rounds_, adaptive.n_rounds_)
+    reference = LinearSVC(C=1.0, loss=loss, fit_intercept=False, tol=1e-8, gap_tol=1e-8,
+                          max_iter=10000, random_state=0).fit(X, y).primal_[0]
+    assert adaptive.dual_[0] <= reference <= adaptive.primal_[0] <= reference * (1 + 1e-3)
+    duals = [r["dual"] for r in adaptive.history_]
+    assert all(b >= a - 1e-12 * abs(a) for a, b in zip(duals, duals[1:]))
+    again = DaskSVC(sigma="adaptive", **common).fit(Xd, y)  # same seed, same model
+    np.testing.assert_array_equal(again.coef_, adaptive.coef_)
+
+
+def test_adaptive_sigma_moves_to_K_once_the_partitions_overlap(client, load):
+    """heart_scale's rows share their features: the first round (sigma' = 1) shows a
+    coupling above 1, and every later round runs CoCoA+'s sigma' = K; the dual
+    never falls and the objective is in-memory training's."""
+    X, y = load("heart_scale")
+    Xd = da.from_array(X, chunks=(90, X.shape[1]), asarray=False)
+    model = DaskSVC(sigma="adaptive", gap_tol=1e-4, max_rounds=500, local_epochs=3,
+                    random_state=0).fit(Xd, y)
+    sigmas = [r["sigma"] for r in model.history_]
+    assert sigmas[0] == 1.0 and model.history_[0]["coupling"] > 1.0
+    assert sigmas[1:] == [3.0] * (len(sigmas) - 1) and model.sigma_ == 3.0
+    duals = [r["dual"] for r in model.history_]
+    assert all(b >= a - 1e-12 * abs(a) for a, b in zip(duals, duals[1:]))
+    reference = in_memory_primal(X, y, "squared_hinge")[0]
+    assert model.status_ == "gap"
+    assert model.dual_[0] <= reference <= model.primal_[0] <= reference * (1 + 1e-4)
+    # a fixed sigma' is kept; values below 1 (CoCoA+'s sigma'_min >= 1) are refused
+    fixed = DaskSVC(sigma=2.0, gap_tol=None, max_rounds=3, random_state=0).fit(Xd, y)
+    assert [r["sigma"] for r in fixed.history_] == [2.0] * 3
+    for bad in (0.5, "k", True, np.inf):
+        with pytest.raises(ValueError, match="sigma must be 'K', 'adaptive' or a number >= 1"):
+            DaskSVC(sigma=bad).fit(Xd, y)
 
 
 def test_one_partition_is_single_process_dcd(client, load):
