@@ -336,10 +336,24 @@ def test_command_line_trains_a_directory_on_a_local_cluster(data_dir, tmp_path):
     from dualsvm import load_model
 
     assert load_model(tmp_path / "bc.model").coef_.shape == (1, 10)
+    assert summary["sigma"] == 2.0  # sigma' = K by default
     done = run("train", "bc", "bc-disk.model", "--workers", "2", "--partitions", "2",
-               "--memory", "0.01", "--local-time", "1", "--gap-tol", "1e-2", "--json")
+               "--memory", "0.01", "--local-time", "1", "--gap-tol", "1e-2", "--sigma", "1.5",
+               "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1])["gap"] <= 1e-2
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["gap"] <= 1e-2 and summary["sigma"] == 1.5
+    # CoCoA+'s options are refused where there is no cluster, never ignored
+    for flag in (["--partitions", "2"], ["--local-epochs", "3"], ["--local-time", "1"],
+                 ["--sigma", "adaptive"]):
+        for where in (["bc"], [str(data_dir / "heart_scale")],
+                      [str(data_dir / "heart_scale"), "-t", "2"],
+                      [str(data_dir / "heart_scale"), "-s", "21"]):
+            done = run("train", *where, *flag)
+            assert done.returncode == 2 and f"{flag[0]} applies to CoCoA+" in done.stderr, \
+                done.stderr
+    done = run("train", "bc", "--workers", "2", "--sigma", "0.5")
+    assert done.returncode == 2 and "--sigma must be" in done.stderr
     for flag in (["--method", "bm"], ["-v", "3"], ["-t", "2"]):
         done = run("train", "bc", "--workers", "2", *flag)
         assert done.returncode == 2 and flag[0] in done.stderr, done.stderr

@@ -13,7 +13,7 @@
     dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
     dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--keep-order]   (an on-disk dataset)
     dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
-    dualsvm train DIR --scheduler ADDRESS | --workers N [--partitions K] [--local-epochs N]
+    dualsvm train DIR --scheduler ADDRESS | --workers N [--partitions K] [--local-epochs N] [--sigma S]
 
 One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
 :mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`,

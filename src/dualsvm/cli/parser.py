@@ -51,6 +51,25 @@ class Exit(Exception):
         self.status = status
 
 
+#: CoCoA+'s own options (``train_dask``), refused by every other kind of training.
+COCOA_FLAGS = (("partitions", "--partitions"), ("local_epochs", "--local-epochs"),
+               ("local_time", "--local-time"), ("sigma", "--sigma"))
+
+
+def cocoa_sigma(text):
+    """--sigma: 'K', 'adaptive' or a number >= 1 (dualsvm.dask.LinearSVC's sigma)."""
+    if text in ("K", "adaptive"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1):
+        raise argparse.ArgumentTypeError(f"--sigma must be K, adaptive or a number >= 1, "
+                                         f"got {text!r}")
+    return value
+
+
 def refuse(flag, why):
     """The usage error of ``dualsvm train`` for a flag that does not apply."""
     return UsageError(f"{PROG} train", f"{flag} {why}")
@@ -287,6 +306,10 @@ def build_parser():
     train.add_argument("--local-time", type=number(float, "local-time", 0.0, True),
                        metavar="SECONDS",
                        help="CoCoA+: seconds of local epochs per round on each partition")
+    train.add_argument("--sigma", type=cocoa_sigma, metavar="K|adaptive|S",
+                       help="CoCoA+: sigma' of the local sub-problems: K (the partitions, "
+                            "the default), adaptive (1 while the partitions' steps do not "
+                            "overlap, else K), or a number >= 1")
     train.add_argument("file", metavar="FILE",
                        help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
                             "directory written by dualsvm convert")
@@ -373,6 +396,11 @@ def route(args):
     kernel option is given."""
     if args.command == "train":
         kernel = any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS)
+        if args.scheduler is None and args.workers is None:
+            for dest, flag in COCOA_FLAGS:
+                if getattr(args, dest) is not None:
+                    raise refuse(flag, "applies to CoCoA+ on a Dask cluster (with --workers "
+                                       "or --scheduler)")
         if not kernel and args.solver == LIBLINEAR_ONE_CLASS:
             return "train_one_class:run"
         if not kernel and args.solver is not None and args.solver not in LIBLINEAR_TYPES:

@@ -53,6 +53,7 @@ def run(args):
         max_rounds=1000 if args.max_iter is None else args.max_iter,
         local_epochs=args.local_epochs or 5, local_time=args.local_time,
         n_partitions=args.partitions, memory=args.memory,
+        sigma="K" if args.sigma is None else args.sigma,
         time_limit=args.time_limit, callback=progress, random_state=args.seed)
     if given(args, "scheduler"):
         client = Client(args.scheduler)
@@ -74,7 +75,7 @@ def run(args):
     report.finished(fit, ADVICE)
     report.save(fit, path, save_linear)
     report.summary({"data": args.file, "model": path, "solver": "cocoa+",
-                    "partitions": estimator.n_partitions_,
+                    "partitions": estimator.n_partitions_, "sigma": float(estimator.sigma_),
                     "loss": fit.params["loss"], "C": args.C,
                     "bias": intercept_scaling if fit_intercept else -1.0,
                     "n_samples": int(dataset.n_samples), "n_features": int(dataset.n_features),
