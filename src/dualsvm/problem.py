@@ -615,7 +615,6 @@ class KernelGradients:
                          + self.linear[rows])
         return out
 
-
     def keep_product(self, name, v, qv):
         """Keep a product Q v a solver maintained, for the next warm start (only
         :class:`KernelDualProblem` takes warm starts; here nothing is kept)."""
