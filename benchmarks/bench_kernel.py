@@ -431,18 +431,15 @@ def markdown(results, meta):
     if rbf:
         lines.append(f"Median fit-time ratio dualsvm/LIBSVM over the {len(rbf)} RBF cases: "
                      f"**{statistics.median(r['ratio_libsvm'] for r in rbf):.3f}**.  ")
-        if "thundersvm" in peers:
-            worst = max(rbf, key=lambda r: r["ratio_thundersvm"])
-            lines.append(f"dualsvm/ThunderSVM over the RBF cases: median "
-                         f"{statistics.median(r['ratio_thundersvm'] for r in rbf):.3f}, largest "
-                         f"**{worst['ratio_thundersvm']:.3f}** ({worst['dataset']}, n = "
-                         f"{worst['n_samples']}, C = {worst['C']:g}).  ")
-        if "thundersvm_1" in peers:
-            worst = max(rbf, key=lambda r: r["ratio_thundersvm_1"])
-            lines.append(f"One thread, dualsvm/ThunderSVM over the RBF cases: median "
-                         f"{statistics.median(r['ratio_thundersvm_1'] for r in rbf):.3f}, "
-                         f"largest **{worst['ratio_thundersvm_1']:.3f}** ({worst['dataset']}, "
-                         f"n = {worst['n_samples']}, C = {worst['C']:g}).  ")
+        for peer, label in (("thundersvm", "dualsvm/ThunderSVM"),
+                            ("thundersvm_1", "One thread, dualsvm/ThunderSVM")):
+            if peer in peers:
+                ratio = f"ratio_{peer}"
+                worst = max(rbf, key=lambda r: r[ratio])
+                lines.append(f"{label} over the RBF cases: median "
+                             f"{statistics.median(r[ratio] for r in rbf):.3f}, largest "
+                             f"**{worst[ratio]:.3f}** ({worst['dataset']}, n = "
+                             f"{worst['n_samples']}, C = {worst['C']:g}).  ")
         if "dualsvm_1" in solvers:
             lines.append(f"One thread against LIBSVM's threads, dualsvm/LIBSVM over the RBF "
                          "cases: median " + format(statistics.median(

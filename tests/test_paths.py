@@ -167,7 +167,6 @@ def test_scaled_gradient_equals_a_fresh_one(heart):
                                rtol=1e-12, atol=1e-12)  # not a multiple: computed afresh
 
 
-
 def test_a_start_within_rounding_of_the_kept_product_computes_no_column(heart):
     # a path's start is the previous solution times C_new / C_old while the kept
     # product was scaled by the ratio of the costs (and y'a = 0 is restored by a factor

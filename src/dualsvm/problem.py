@@ -144,7 +144,7 @@ class BoxDual:
 
 class LinearRows:
     """The sizes of a linear problem over rows X with an optional augmented bias
-    (``X``, ``bias``, ``bias_scale`` are the problem's fields)."""
+    (``X``, ``bias`` and, for an augmented bias, ``bias_scale`` are its fields)."""
 
     @property
     def n_samples(self):
@@ -1096,7 +1096,7 @@ def nu_primal(half_norm, margins, weight, total, rho):
 
 
 @dataclass(eq=False)
-class LinearOneClassDual(BoxDual):
+class LinearOneClassDual(BoxDual, LinearRows):
     """The one-class SVM with a linear kernel, in w (LIBLINEAR ``-s 21``; Chou, Lin,
     Lin et al., SDM 2020): :class:`NuDual`'s one-class problem with Q_ij = x_i'x_j,
     kept as w = sum_i a_i x_i instead of a kernel matrix.
@@ -1139,15 +1139,7 @@ class LinearOneClassDual(BoxDual):
         self.diag = np.zeros(n)
         self.total = self.nu * float(self.weight.sum())
         self.rows = kernel_rows(self.X)
-        self.q_diag = squared_norms(self.rows, n, 0.0)
-
-    @property
-    def n_samples(self):
-        return self.X.shape[0]
-
-    @property
-    def n_features(self):
-        return self.X.shape[1]
+        self.q_diag = squared_norms(self.rows, n, self.augmented_value)
 
     def feasible(self, alpha):
         """LIBLINEAR's start: the first variables at their bound W_i, one with the rest
