@@ -11,10 +11,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .kernels import callable_matrix
-from .validation import canonical
+from .validation import samples
 
 
 #: The parameter names of each estimator class (see ``FitMixin._get_param_names``).
@@ -110,9 +110,7 @@ class KernelMixin(FitMixin):
         check_is_fitted(self)
         if callable(self.kernel):
             return callable_matrix(self.kernel, X, self._training_samples)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
-                          reset=False)
-        return canonical(X)
+        return samples(self, X, reset=False)
 
     def to_fit(self):
         """The :class:`~dualsvm.fits.KernelFit` of this fitted model (what model files hold).

@@ -15,7 +15,6 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin
-from sklearn.utils.validation import validate_data
 
 from sklearn.base import _fit_context  # noqa: I001  (private, as in svc.py)
 from sklearn.utils._param_validation import Interval
@@ -24,7 +23,7 @@ from .base import KernelMixin
 from .kernel_training import fit_kernel
 from .kernels import n_samples
 from .svc import SVC
-from .validation import canonical, regression_data, sample_costs
+from .validation import regression_data, sample_costs, samples
 
 #: The parameters every member shares with SVC (kernel, SMO, our extras).
 _KERNEL_PARAMETERS = {name: SVC._parameter_constraints[name] for name in (
@@ -275,8 +274,7 @@ class OneClassSVM(OutlierMixin, _SingleModel):
         self
         """
         if not callable(self.kernel):
-            X = canonical(validate_data(self, X, accept_sparse="csr", dtype=np.float64,
-                                        order="C"))
+            X = samples(self, X)
         n = n_samples(X)
         return self._fit_one(X, np.zeros(n), _weights(n, sample_weight))
 
