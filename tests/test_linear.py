@@ -263,6 +263,25 @@ def test_gap_tol_stops_on_the_certificate(load):
     assert model.gap_[0] <= 1e-3
 
 
+def test_unmonitored_gap_tol_is_checked_every_two_passes_of_work(load):
+    # gap_tol alone does not certify every epoch: a check after every two passes'
+    # worth of (shrunk, shorter) epochs, and the stop is still certified
+    X, y = load("a9a.bz2")
+    model = fit(X, y, tol=1e-12, gap_tol=1e-3, max_iter=10000)
+    history = model.history_[0]
+    assert model.status_ == ["gap"] and model.gap_[0] <= 1e-3
+    checked = [k for k, record in enumerate(history) if not np.isnan(record["gap"])]
+    assert checked[-1] == len(history) - 1 and len(checked) < len(history) / 2
+    largest = 0
+    for first, last in zip([-1] + checked, checked):
+        work = [record["active_size"] for record in history[first + 1:last + 1]]
+        largest = max([largest] + work)
+        assert sum(work) >= 2 * largest and sum(work[:-1]) < 2 * largest
+    monitored = fit(X, y, tol=1e-12, gap_tol=1e-3, max_iter=10000, monitor=True)
+    assert not any(np.isnan(record["gap"]) for record in monitored.history_[0])
+    assert monitored.status_ == ["gap"] and monitored.n_iter_ <= model.n_iter_
+
+
 def test_max_iter_warns_and_returns_the_model(load):
     X, y = load("heart_scale")
     with pytest.warns(ConvergenceWarning, match="max_iter"):

@@ -84,6 +84,42 @@ def test_primal_and_best_starts_reach_the_same_models(a9a, start):
         c_path(LinearSVC(intercept_mode="exact"), X, y, CS, start=start)
 
 
+def test_extrapolated_start_predicts_a_linear_trend_in_log_c():
+    # dual variables per unit of C that move linearly in log C are predicted exactly
+    # at the next C (before the solver's projection into its box)
+    from types import SimpleNamespace
+
+    from dualsvm.linear_training import WarmStart, extrapolated_alpha
+
+    base, slope = np.array([0.2, 0.5, 0.9]), np.array([0.01, -0.02, 0.0])
+    Cs = np.array([1.0, 1.5, 3.0])
+    fits = [SimpleNamespace(alpha_=C * (base + np.log(C) * slope)) for C in Cs[:2]]
+    guess = WarmStart(extrapolated=[extrapolated_alpha(fits[1], Cs[2] / Cs[1], Cs[1] / Cs[0],
+                                                       fits[0])]).rescaled(Cs[2] / Cs[1])
+    np.testing.assert_allclose(guess.extrapolated[0], Cs[2] * (base + np.log(Cs[2]) * slope))
+
+
+def test_path_starts_from_the_candidate_of_larger_dual(a9a):
+    # each fit after the second is offered the scaled and the extrapolated start and
+    # takes the one of larger dual objective: never below the scaled start's
+    from dualsvm.linear_training import WarmStart, dual_start, path_start
+    from dualsvm.problem import DualProblem
+
+    X, y = a9a
+    est = LinearSVC(loss="hinge", tol=0.1, random_state=0)
+    path = c_path(est, X, y, CS[:3])
+    ratio, earlier = CS[2] / CS[1], (CS[1] / CS[0], path[0])
+    start = path_start(path[1], ratio, est.get_params(), "dual", earlier)
+    assert start.extrapolated is not None
+    labels = np.where(y == path[1].classes_[1], 1.0, -1.0)
+    problem = DualProblem(X, labels, np.full(len(y), CS[2]), "hinge", "augmented")
+    chosen = dual_start(problem, start, 0)
+    scaled = dual_start(problem, WarmStart(alpha=start.alpha), 0)
+    dual = lambda a: problem.dual(a, problem.weights(a))  # noqa: E731
+    assert dual(chosen) >= dual(scaled)
+    assert np.all((chosen >= 0) & (chosen <= CS[2]))
+
+
 def test_multiclass_weighted_path():
     X, y = load_iris(return_X_y=True)
     est = LinearSVC(loss="hinge", tol=1e-8, max_iter=100_000, class_weight={0: 2.0, 2: 0.5},

@@ -68,8 +68,9 @@ class LinearOneClassSVM(FitMixin, OutlierMixin, BaseEstimator):
         iterations; 3: a line for every iteration (on stderr).
     monitor : bool or None, default=None
         Certify every iteration (one more pass over the data each); None: when
-        ``verbose``, ``callback`` or ``gap_tol`` needs it. The final model always
-        carries its exact certificate.
+        ``verbose`` or ``callback`` needs it (``gap_tol`` alone is checked every two
+        passes' worth of iterations). The final model always carries its exact
+        certificate.
 
     Attributes
     ----------

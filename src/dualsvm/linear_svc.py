@@ -134,8 +134,10 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         100, 200, ... and the last; 3: a trace line for every epoch (on stderr).
     monitor : bool or None, default=None
         Compute the primal and dual objectives and the duality gap after every
-        epoch (one extra pass over the data each). None: only when ``verbose``,
-        ``callback`` or ``gap_tol`` needs them. The final model always carries
+        epoch (one extra pass over the data each). None: only when ``verbose`` or
+        ``callback`` needs them; ``gap_tol`` alone is checked after every two
+        passes' worth of epochs (with shrinking, many short epochs), which keeps its
+        cost within about half a pass per two. The final model always carries
         its exact certificate (``primal_``, ``dual_``, ``gap_``).
 
     Attributes

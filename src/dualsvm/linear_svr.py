@@ -82,8 +82,9 @@ class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
         violation, active_size, ``coef``, ``intercept``); True stops training.
     monitor : bool or None, default=None
         Certify every epoch (one more pass over the data each); None: when
-        ``verbose``, ``callback`` or ``gap_tol`` needs it. The final model always
-        carries its exact certificate.
+        ``verbose`` or ``callback`` needs it (``gap_tol`` alone is checked every two
+        passes' worth of epochs). The final model always carries its exact
+        certificate.
 
     Attributes
     ----------
@@ -101,7 +102,7 @@ class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
         'interrupted' or 'callback'.
     history_ : list of one list of dict
         One record per epoch (as :class:`dualsvm.LinearSVC`'s) when monitored
-        (``monitor``, ``verbose``, ``callback`` or ``gap_tol``); otherwise one per
+        (``monitor``, ``verbose`` or ``callback``); otherwise one per
         chunk of passes run in compiled code, its ``epoch`` the passes so far.
     """
 

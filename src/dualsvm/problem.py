@@ -1270,11 +1270,32 @@ def loss_terms(margins, cost, loss):
     return weighted_sum(cost, slack)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add(total, error, term):
+    """Neumaier's compensated summation step: (total + term, the rounding error so far).
+    The certificate subtracts two sums of n terms that agree to the last digits at the
+    optimum; plain running sums left gaps of -1e-15 there."""
+    added = total + term
+    if abs(total) >= abs(term):
+        error += (total - added) + term
+    else:
+        error += (term - added) + total
+    return added, error
+
+
+@njit(cache=True, nogil=True)
 def weighted_sum(cost, loss):
     """sum_i C_i loss_i over the terms with loss_i > 0: an infinite C_i (a hard margin)
-    adds nothing where its loss is 0, and infinity where it is not."""
-    positive = loss > 0
-    return float(cost[positive] @ loss[positive])
+    adds nothing where its loss is 0, and infinity where it is not.
+
+    Compiled, like :func:`dual_terms`: as NumPy dot products over n, BLAS split them
+    over its threads, and with the other core busy every hand-over waited for it (on
+    w8a, 0.5 to 1.7 ms a certificate instead of 0.05)."""
+    total, error = 0.0, 0.0
+    for i in range(len(loss)):
+        if loss[i] > 0.0:
+            total, error = _add(total, error, cost[i] * loss[i])
+    return total + error
 
 
 def regression_loss_terms(residuals, cost, loss, epsilon):
@@ -1285,9 +1306,13 @@ def regression_loss_terms(residuals, cost, loss, epsilon):
     return weighted_sum(cost, slack)
 
 
+@njit(cache=True, nogil=True)
 def dual_terms(alpha, diag):
     """sum_i (a_i - 1/2 D_ii a_i^2): the dual without -1/2 w'w."""
-    return float(alpha.sum()) - 0.5 * float(diag @ (alpha * alpha))
+    total, error = 0.0, 0.0
+    for i in range(len(alpha)):
+        total, error = _add(total, error, alpha[i] - 0.5 * diag[i] * alpha[i] * alpha[i])
+    return total + error
 
 
 def relative_gap(primal, dual):

@@ -167,9 +167,12 @@ class LinearSVCCV(_PathSearch, LinearClassifierMixin, BaseEstimator):
     start : {'dual', 'primal', 'best'}, default='dual'
         How each fit of a path starts from the previous one (see
         :func:`dualsvm.c_path`).
-    loss, solver, fit_intercept, intercept_mode, intercept_scaling, tol, max_iter, \
-shrinking, class_weight, random_state
-        As :class:`LinearSVC`'s.
+    penalty, loss, dual, solver, fit_intercept, intercept_mode, intercept_scaling, tol, \
+gap_tol, max_iter, shrinking, class_weight, random_state
+        As :class:`LinearSVC`'s. ``gap_tol`` also ends each fit of a path once its
+        certificate's relative gap is at most this (checked every two passes' worth of
+        epochs), which stops the fits at large C that LIBLINEAR's ``tol`` rule keeps
+        running to ``max_iter``.
 
     Attributes
     ----------
@@ -197,26 +200,31 @@ shrinking, class_weight, random_state
         "n_jobs": [Integral, None],
         "start": [StrOptions({"dual", "primal", "best"})],
         **{name: LinearSVC._parameter_constraints[name] for name in (
-            "loss", "solver", "fit_intercept", "intercept_mode", "intercept_scaling", "tol",
-            "max_iter", "shrinking", "class_weight", "random_state")},
+            "penalty", "loss", "dual", "solver", "fit_intercept", "intercept_mode",
+            "intercept_scaling", "tol", "gap_tol", "max_iter", "shrinking", "class_weight",
+            "random_state")},
     }
 
     def __init__(self, Cs=21, *, cv=None, scoring=None, refit=True, n_jobs=None, start="dual",
-                 loss="squared_hinge", solver="dcd", fit_intercept=True,
-                 intercept_mode="augmented", intercept_scaling=1.0, tol=1e-4, max_iter=1000,
-                 shrinking=True, class_weight=None, random_state=None):
+                 penalty="l2", loss="squared_hinge", dual="auto", solver="dcd",
+                 fit_intercept=True, intercept_mode="augmented", intercept_scaling=1.0,
+                 tol=1e-4, gap_tol=None, max_iter=1000, shrinking=True, class_weight=None,
+                 random_state=None):
         self.Cs = Cs
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
         self.n_jobs = n_jobs
         self.start = start
+        self.penalty = penalty
         self.loss = loss
+        self.dual = dual
         self.solver = solver
         self.fit_intercept = fit_intercept
         self.intercept_mode = intercept_mode
         self.intercept_scaling = intercept_scaling
         self.tol = tol
+        self.gap_tol = gap_tol
         self.max_iter = max_iter
         self.shrinking = shrinking
         self.class_weight = class_weight
