@@ -120,6 +120,17 @@ def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     assert np.all((chosen >= 0) & (chosen <= CS[2]))
 
 
+def test_path_fits_shrink_from_their_first_epoch(a9a):
+    # the next C continues the run: its first epoch shrinks by the violation the
+    # previous fit ended with, where a cold fit's first epoch visits every variable
+    X, y = a9a
+    est = LinearSVC(loss="hinge", tol=0.1, random_state=0, monitor=True)
+    path = c_path(est, X, y, CS)
+    n = X.shape[0]
+    assert cold(est, CS[-1], X, y).history_[0][0]["active_size"] == n
+    assert all(m.history_[0][0]["active_size"] < n for m in path[1:])
+
+
 def test_multiclass_weighted_path():
     X, y = load_iris(return_X_y=True)
     est = LinearSVC(loss="hinge", tol=1e-8, max_iter=100_000, class_weight={0: 2.0, 2: 0.5},

@@ -52,10 +52,13 @@ class DualCD:
     ``w``, when given, is updated in place instead of computed from ``alpha``:
     the problem is then a block of rows of a larger problem (out-of-core
     training), and w must already hold sum_i y_i a_i x_i over all its rows.
+    ``shrink_threshold`` v lets the first epoch shrink as if the one before had
+    ended with projected gradients in [-v, v] (a path's next fit continues the run;
+    classification only).
     """
 
     def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
-                 w=None, passes_per_epoch=1, max_passes=None):
+                 w=None, passes_per_epoch=1, max_passes=None, shrink_threshold=np.inf):
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
@@ -70,7 +73,9 @@ class DualCD:
         self.index = problem.movable()
         self.n_movable = self.active_size = len(self.index)
         self.violation = np.inf
-        self._pg_old = (np.inf, -np.inf)
+        # as LIBLINEAR's thresholds: none (inf) unless there was a violation to shrink by
+        threshold = shrink_threshold if shrinking and shrink_threshold > 0 else np.inf
+        self._pg_old = (threshold, -threshold)
         self._gmax_old = np.inf  # regression: the previous pass's largest violation
         self._gnorm1_init = -1.0  # regression: the first pass's sum of violations (< 0: none yet)
         self.passes_per_epoch = passes_per_epoch  # regression: passes per epoch() call
