@@ -131,6 +131,26 @@ def test_path_fits_shrink_from_their_first_epoch(a9a):
     assert all(m.history_[0][0]["active_size"] < n for m in path[1:])
 
 
+@pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared_epsilon_insensitive"])
+def test_linear_svr_path_models_are_the_cold_fits(load, loss):
+    from dualsvm import LinearSVR
+
+    X, y = load("housing_scale")
+    Cs = np.logspace(-3, 5, 17, base=2)
+    weights = np.linspace(0.5, 1.5, len(y))
+    est = LinearSVR(loss=loss, epsilon=0.1, tol=1e-6, max_iter=100_000, random_state=0)
+    path = c_path(est, X, y, Cs, sample_weight=weights)
+    colds = [cold_fit for cold_fit in (quiet(lambda: LinearSVR(**{**est.get_params(), "C": C})
+                                             .fit(X, y, sample_weight=weights)) for C in Cs)]
+    for model, reference, C in zip(path, colds, Cs):
+        assert model.C == C and relative(model.primal_, reference.primal_).max() <= 1e-5
+        assert model.gap_[0] <= 1e-4 and model.predict(X[:3]).shape == (3,)
+    # held to the cold fit's reference, the warm starts save passes
+    assert sum(m.n_iter_ for m in path) < sum(m.n_iter_ for m in colds)
+    with pytest.raises(ValueError, match="previous dual variables"):
+        c_path(est, X, y, Cs, start="best")
+
+
 def test_multiclass_weighted_path():
     X, y = load_iris(return_X_y=True)
     est = LinearSVC(loss="hinge", tol=1e-8, max_iter=100_000, class_weight={0: 2.0, 2: 0.5},

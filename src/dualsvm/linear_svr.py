@@ -11,7 +11,7 @@ import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -24,8 +24,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .base import FitMixin
 from .constants import REGRESSION_LOSSES
 from .fits import LinearSVRFit
-from .linear_training import fit_linear_svr
-from .validation import canonical, sample_weights
+from .linear_training import fit_linear_svr, linear_svr_path as train_path
+from .validation import regression_data, sample_weights
 
 
 class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
@@ -165,21 +165,22 @@ class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
         -------
         self
         """
-        if self.dual is False:
-            raise ValueError("dual=False (LIBLINEAR's primal solver -s 11) is not offered: "
-                             "LinearSVR solves the dual; use dual='auto' or True")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-                             y_numeric=True)
-        X = canonical(X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        weights = sample_weights(sample_weight, len(y))
-        cost = np.full(len(y), float(self.C)) if weights is None else self.C * weights
+        X, y, unit_cost = self._training_inputs(X, y, sample_weight)
         alpha = None
         previous = getattr(self, "alpha_", None)
         if self.warm_start and previous is not None and previous.shape == (len(y),):
             alpha = previous
-        return self._take_fit(fit_linear_svr(X, y, cost, self.get_params(deep=False),
-                                             alpha=alpha))
+        return self._take_fit(fit_linear_svr(X, y, unit_cost * self.C,
+                                             self.get_params(deep=False), alpha=alpha))
+
+    def _training_inputs(self, X, y, sample_weight):
+        """Validated (X, y) and the costs per unit of C, C_i / C = sample_weight_i."""
+        if self.dual is False:
+            raise ValueError("dual=False (LIBLINEAR's primal solver -s 11) is not offered: "
+                             "LinearSVR solves the dual; use dual='auto' or True")
+        X, y = regression_data(self, X, y)
+        weights = sample_weights(sample_weight, len(y))
+        return X, y, np.ones(len(y)) if weights is None else weights
 
     def predict(self, X):
         """w'x + b for every row of X.
@@ -208,3 +209,19 @@ class LinearSVR(FitMixin, RegressorMixin, BaseEstimator):
             if value is not None:
                 setattr(self, name, value)
         self.n_features_in_ = fit.n_features_in_
+
+
+def linear_svr_path(estimator, X, y, Cs, *, sample_weight=None):
+    """Fitted clones of a :class:`LinearSVR`, one per C of the increasing ``Cs``,
+    each started from the one before (see :func:`dualsvm.c_path`); a generator."""
+    estimator = clone(estimator)
+    estimator._validate_params()
+    X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
+    names = getattr(estimator, "feature_names_in_", None)
+    for fit in train_path(X, y, unit_cost, estimator.get_params(deep=False), Cs):
+        model = clone(estimator).set_params(C=fit.params["C"])
+        model._take_fit(fit)
+        model.n_features_in_ = X.shape[1]
+        if names is not None:
+            model.feature_names_in_ = names
+        yield model

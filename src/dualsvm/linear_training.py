@@ -317,7 +317,7 @@ def fit_crammer_singer(X, y, cost, params, *, start=None, classes=None, max_iter
         lambda_=1.0 / cost_sum if cost_sum > 0 else float("inf"), t_=np.zeros(1, dtype=int))
 
 
-def fit_linear_svr(X, y, cost, params, *, alpha=None):
+def fit_linear_svr(X, y, cost, params, *, alpha=None, violation_reference=None):
     """Train linear support vector regression (LIBLINEAR ``-s 12`` / ``-s 13``) by DCD.
 
     Parameters
@@ -332,6 +332,9 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None):
         :class:`dualsvm.LinearSVR` parameters (``get_params()``).
     alpha : ndarray of shape (n_samples,) or None
         The dual variables beta to start from (``warm_start``).
+    violation_reference : float or None
+        The sum of violations ``tol`` is relative to (default: that of the first pass;
+        see :class:`~dualsvm.solvers.DualCD`).
 
     Returns
     -------
@@ -346,7 +349,8 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None):
     solver = DualCD(problem, params["tol"], shrinking=params["shrinking"],
                     shuffle=params["shuffle"],
                     random_state=random_generator(params["random_state"]), alpha=alpha,
-                    passes_per_epoch=per_epoch, max_passes=max_iter)
+                    passes_per_epoch=per_epoch, max_passes=max_iter,
+                    violation_reference=violation_reference)
     result = run_epochs(solver, problem, Stopping(
         max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
         callback=params["callback"], verbose=params["verbose"], monitor=monitor,
@@ -461,6 +465,23 @@ def extrapolated_alpha(fit, ratio, earlier_ratio, earlier_fit):
     return alpha + step * (alpha - np.asarray(earlier_fit.alpha_) * earlier_ratio)
 
 
+def along_path(Cs, fit_at):
+    """Yield ``fit_at(C, history)`` for each C of the increasing ``Cs`` in turn.
+
+    ``history`` lists the ``(C, fit)`` of the last two fits (oldest first; empty for
+    the first C): what a warm start reads. The path ends after a fit that Ctrl-C
+    interrupted, that fit being the last one yielded.
+    """
+    history = []
+    for C in Cs:
+        C = float(C)
+        fit = fit_at(C, history)
+        yield fit
+        if "interrupted" in fit.status_:
+            return
+        history = [*history[-1:], (C, fit)]
+
+
 def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
     """Fit one model per C of the increasing ``Cs``, each from the one before.
 
@@ -477,21 +498,39 @@ def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
     start : {'dual', 'primal', 'best'}
         How each fit starts from the previous one (:func:`path_start`).
 
-    Yields
-    ------
-    LinearFit
-        The model at each C in turn, with its certificate. After Ctrl-C the
-        interrupted model is the last one.
+    Returns
+    -------
+    generator of LinearFit
+        The model at each C in turn, with its certificate (see :func:`along_path`).
     """
-    previous = earlier = None
-    for C in Cs:
-        C = float(C)
+    def fit_at(C, history):
         warm = None
-        if previous is not None:
-            warm = path_start(previous[1], C / previous[0], params, start,
-                              None if earlier is None else (previous[0] / earlier[0], earlier[1]))
-        fit = fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm)
-        yield fit
-        if "interrupted" in fit.status_:
-            return
-        previous, earlier = (C, fit), previous
+        if history:
+            previous_C, previous = history[-1]
+            earlier = (previous_C / history[0][0], history[0][1]) if len(history) > 1 else None
+            warm = path_start(previous, C / previous_C, params, start, earlier)
+        return fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm)
+
+    return along_path(Cs, fit_at)
+
+
+def linear_svr_path(X, y, unit_cost, params, Cs):
+    """LinearSVR's fits over the increasing ``Cs`` (arguments as :func:`linear_path`'s,
+    ``params`` LinearSVR's), each from the previous dual variables scaled by
+    C_new / C_old: the box [-C_i, C_i] of the epsilon-insensitive loss scales with C,
+    and so does the squared loss's optimum at fixed residuals; the solver projects
+    the start into its box. LIBLINEAR's ``tol`` for regression is relative to the
+    violations of a fit's first pass, which from a warm start are small and would
+    make the rule ever stricter along the path (on housing_scale at tol 1e-6 the path
+    took more passes than the cold fits): every fit is held to the first, cold
+    fit's reference instead."""
+    def fit_at(C, history):
+        start = reference = None
+        if history:
+            previous_C, previous = history[-1]
+            start = previous.alpha_ * (C / previous_C)
+            reference = previous.history_[0][-1]["violation_reference"]
+        return fit_linear_svr(X, y, unit_cost * C, {**params, "C": C}, alpha=start,
+                              violation_reference=reference)
+
+    return along_path(Cs, fit_at)

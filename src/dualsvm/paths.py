@@ -16,6 +16,7 @@ The training is in :func:`dualsvm.linear_training.linear_path` and
 """
 
 from .linear_svc import LinearSVC, linear_svc_path
+from .linear_svr import LinearSVR, linear_svr_path
 from .svc import SVC, svc_path
 from .validation import check_grid
 
@@ -27,12 +28,15 @@ def iter_c_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
     Cs = check_grid(Cs)
     if isinstance(estimator, LinearSVC):
         return linear_svc_path(estimator, X, y, Cs, sample_weight=sample_weight, start=start)
+    if start != "dual" and isinstance(estimator, (LinearSVR, SVC)):
+        raise ValueError(f"start={start!r} is for LinearSVC (a primal w); the other models "
+                         "start from the previous dual variables (start='dual')")
+    if isinstance(estimator, LinearSVR):
+        return linear_svr_path(estimator, X, y, Cs, sample_weight=sample_weight)
     if isinstance(estimator, SVC):
-        if start != "dual":
-            raise ValueError(f"start={start!r} is for LinearSVC (a primal w); kernel models "
-                             "start from the previous dual variables (start='dual')")
         return svc_path(estimator, X, y, Cs, sample_weight=sample_weight)
-    raise TypeError(f"c_path takes a dualsvm LinearSVC or SVC, got {type(estimator).__name__}")
+    raise TypeError(f"c_path takes a dualsvm LinearSVC, LinearSVR or SVC, got "
+                    f"{type(estimator).__name__}")
 
 
 def c_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
@@ -40,11 +44,12 @@ def c_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
 
     Parameters
     ----------
-    estimator : LinearSVC or SVC
+    estimator : LinearSVC, LinearSVR or SVC
         The model to fit (unchanged; its ``C`` is replaced by each value).
         Every solver is supported: 'dcd' with any bias mode, the primal solvers
-        of LinearSVC (which continue from the previous w and step count), and
-        all of SVC's kernel solvers.
+        of LinearSVC (which continue from the previous w and step count), its
+        Crammer-Singer and L1-penalty solvers, LinearSVR's two losses, and all of
+        SVC's kernel solvers.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     Cs : array-like of shape (n_Cs,)

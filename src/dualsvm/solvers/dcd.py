@@ -54,11 +54,15 @@ class DualCD:
     training), and w must already hold sum_i y_i a_i x_i over all its rows.
     ``shrink_threshold`` v lets the first epoch shrink as if the one before had
     ended with projected gradients in [-v, v] (a path's next fit continues the run;
-    classification only).
+    classification only). ``violation_reference`` (regression): the sum of
+    violations that ``tol`` is relative to, instead of this run's first pass (a path
+    holds its warm-started fits to its cold first fit's reference: their own first
+    pass, from a near-optimal start, would make the rule ever stricter).
     """
 
     def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
-                 w=None, passes_per_epoch=1, max_passes=None, shrink_threshold=np.inf):
+                 w=None, passes_per_epoch=1, max_passes=None, shrink_threshold=np.inf,
+                 violation_reference=None):
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
@@ -77,7 +81,8 @@ class DualCD:
         threshold = shrink_threshold if shrinking and shrink_threshold > 0 else np.inf
         self._pg_old = (threshold, -threshold)
         self._gmax_old = np.inf  # regression: the previous pass's largest violation
-        self._gnorm1_init = -1.0  # regression: the first pass's sum of violations (< 0: none yet)
+        # regression: the first pass's sum of violations (< 0: none yet)
+        self._gnorm1_init = -1.0 if violation_reference is None else violation_reference
         self.passes_per_epoch = passes_per_epoch  # regression: passes per epoch() call
         self.max_passes = max_passes  # regression: the total budget of passes (None: none)
         self.n_iter = 0  # regression: passes over the active variables so far
@@ -117,8 +122,11 @@ class DualCD:
         return converged
 
     def counters(self):
-        """Regression: the record's ``epoch`` is the number of passes (several per call)."""
-        return {"epoch": self.n_iter} if self.regression else {}
+        """Regression: the record's ``epoch`` is the number of passes (several per call),
+        and ``violation_reference`` the sum of violations ``tol`` is relative to."""
+        if not self.regression:
+            return {}
+        return {"epoch": self.n_iter, "violation_reference": self._gnorm1_init}
 
 
 class PairCD:
