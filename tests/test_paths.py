@@ -332,6 +332,29 @@ def test_linear_svc_cv_picks_the_grid_search_c(data_dir, params):
     assert search.gap_[0] <= 1e-6 and search.best_estimator_.C == search.C_
 
 
+def test_linear_svr_cv_picks_the_grid_search_c(load):
+    from sklearn.model_selection import KFold
+
+    from dualsvm import LinearSVR, LinearSVRCV
+
+    X, y = load("housing_scale")
+    Cs = np.logspace(-3, 5, 17, base=2)
+    folds = list(KFold(4, shuffle=True, random_state=0).split(X))
+    common = {"epsilon": 0.1, "loss": "squared_epsilon_insensitive", "tol": 1e-9,
+              "max_iter": 100_000, "random_state": 0}
+    search = LinearSVRCV(Cs=Cs, cv=folds, n_jobs=2, **common).fit(X, y)
+    grid = GridSearchCV(LinearSVR(**common), {"C": list(Cs)}, cv=folds).fit(X, y)
+    assert search.C_ == grid.best_params_["C"] and search.best_index_ == grid.best_index_
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"],
+                               grid.cv_results_["mean_test_score"], rtol=0, atol=1e-7)
+    refit = LinearSVR(C=search.C_, **common).fit(X, y)
+    np.testing.assert_allclose(search.predict(X), refit.predict(X), rtol=1e-6)
+    assert search.score(X, y) == pytest.approx(refit.score(X, y)) and not hasattr(search, "classes_")
+    # scored by any of scikit-learn's regression scorers
+    mse = LinearSVRCV(Cs=Cs, cv=folds, scoring="neg_mean_squared_error", **common).fit(X, y)
+    assert (mse.cv_results_["mean_test_score"] < 0).all()
+
+
 def test_scoring_and_refit_false(heart):
     X, y = heart
     search = LinearSVCCV(Cs=5, cv=3, scoring="balanced_accuracy", refit=False).fit(X, y)

@@ -1295,7 +1295,7 @@ def weighted_sum(cost, loss):
     for i in range(len(loss)):
         if loss[i] > 0.0:
             total, error = _add(total, error, cost[i] * loss[i])
-    return total + error
+    return total + error if np.isfinite(total) else total  # (inf - inf in the error: NaN)
 
 
 def regression_loss_terms(residuals, cost, loss, epsilon):
@@ -1312,7 +1312,7 @@ def dual_terms(alpha, diag):
     total, error = 0.0, 0.0
     for i in range(len(alpha)):
         total, error = _add(total, error, alpha[i] - 0.5 * diag[i] * alpha[i] * alpha[i])
-    return total + error
+    return total + error if np.isfinite(total) else total
 
 
 def relative_gap(primal, dual):

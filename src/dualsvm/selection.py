@@ -15,7 +15,7 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
@@ -28,11 +28,16 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .linear_svc import LinearSVC
+from .linear_svr import LinearSVR
 from .paths import iter_c_path
 from .svc import SVC
-from .validation import check_grid, training_data
+from .validation import check_grid, regression_data, training_data
 
-__all__ = ["LinearSVCCV", "SVCCV", "default_Cs", "fold_path_scores", "search_results"]
+__all__ = ["LinearSVCCV", "LinearSVRCV", "SVCCV", "default_Cs", "fold_path_scores",
+           "search_results"]
+
+#: The parameters of a search itself; the others are the searched model's.
+SEARCH_PARAMS = ("Cs", "gammas", "cv", "scoring", "refit", "n_jobs", "start")
 
 
 def default_Cs(Cs, low, high):
@@ -98,14 +103,22 @@ def _refitted(search):
 
 
 class _PathSearch:
-    """What both searches share: the folds, the parallel paths, the results, refit."""
+    """What the searches share: the folds, the parallel paths, the results, refit.
+    ``_model``: the class of the searched model, built from the search's other
+    parameters (:meth:`_base`)."""
+
+    def _base(self):
+        params = self.get_params(deep=False)
+        return self._model(**{k: v for k, v in params.items() if k not in SEARCH_PARAMS})
 
     def _search(self, X, y, sample_weight, base, grids):
-        """Cross-validate the paths ``grids`` = [(fixed params, Cs)]; set the results."""
-        X, y, _ = training_data(self, X, y)
+        """Cross-validate the paths ``grids`` = [(fixed params, Cs)]; set the results.
+        Classifiers' folds are stratified (``cv`` an int or None), as scikit-learn's."""
+        classifier = is_classifier(self)
+        X, y = training_data(self, X, y)[:2] if classifier else regression_data(self, X, y)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        splits = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        splits = list(check_cv(self.cv, y, classifier=classifier).split(X, y))
         scorer = check_scoring(base, scoring=self.scoring)
         jobs = [(g, k) for k in range(len(splits)) for g in range(len(grids))]
         outcomes = Parallel(n_jobs=self.n_jobs)(
@@ -127,7 +140,8 @@ class _PathSearch:
         self.C_ = self.best_params_["C"]
         self.n_splits_ = len(splits)
         self.scorer_ = scorer
-        self.classes_ = np.unique(y)
+        if classifier:
+            self.classes_ = np.unique(y)
         if self.refit:
             start = time.perf_counter()
             self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(
@@ -230,10 +244,7 @@ gap_tol, max_iter, shrinking, class_weight, random_state
         self.class_weight = class_weight
         self.random_state = random_state
 
-    def _base(self):
-        params = self.get_params(deep=False)
-        return LinearSVC(**{k: v for k, v in params.items()
-                            if k not in ("Cs", "cv", "scoring", "refit", "n_jobs", "start")})
+    _model = LinearSVC
 
     def _path_options(self):
         return {"start": self.start}
@@ -350,6 +361,8 @@ max_iter, decision_function_shape, random_state
         self.decision_function_shape = decision_function_shape
         self.random_state = random_state
 
+    _model = SVC
+
     def _gammas(self):
         gammas = ["scale"] if self.gammas is None else list(self.gammas)
         if not gammas:
@@ -379,10 +392,7 @@ max_iter, decision_function_shape, random_state
                              "kernel matrix cut by rows and columns); search C with "
                              "dualsvm.c_path on each fold's kernel matrix instead")
         Cs = default_Cs(self.Cs, -5, 15)
-        params = self.get_params(deep=False)
-        base = SVC(**{k: v for k, v in params.items()
-                      if k not in ("Cs", "gammas", "cv", "scoring", "refit", "n_jobs")})
-        self._search(X, y, sample_weight, base,
+        self._search(X, y, sample_weight, self._base(),
                      [({"gamma": gamma}, Cs) for gamma in self._gammas()])
         self.gamma_ = self.best_params_["gamma"]
         if self.refit:
@@ -399,6 +409,109 @@ max_iter, decision_function_shape, random_state
     @available_if(_refitted)
     def predict(self, X):
         """The refitted model's predictions."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LinearSVRCV(_PathSearch, RegressorMixin, BaseEstimator):
+    """LinearSVR with C chosen by k-fold cross-validation over warm-started paths.
+
+    As :class:`LinearSVCCV`, for :class:`LinearSVR`: on every training fold the grid
+    of C is one path (:func:`dualsvm.c_path`), each model is scored on the held-out
+    fold (default: R^2, a regressor's ``score``), the folds run in parallel, and the
+    C of the best mean score (the smallest of equal ones) is refitted on all the data.
+
+    Parameters
+    ----------
+    Cs : int or array-like, default=21
+        The grid of C: an int n gives n values log-spaced from 2**-10 to 2**10;
+        else the increasing values themselves.
+    cv : int, cross-validation generator or iterable, default=None
+        As scikit-learn's ``cv``: None is 5-fold, an int k is k-fold (not
+        stratified: the targets are real), or the splitter / (train, test) pairs.
+    scoring : str, callable or None, default=None
+        A scikit-learn scoring name or scorer; None: R^2.
+    refit : bool, default=True
+        Refit the best C on all the data; ``predict`` and the fitted model's
+        attributes need it.
+    n_jobs : int or None, default=None
+        Folds trained in parallel (joblib; -1: all cores).
+    epsilon, loss, dual, fit_intercept, intercept_scaling, tol, gap_tol, max_iter, \
+shrinking, random_state
+        As :class:`LinearSVR`'s.
+
+    Attributes
+    ----------
+    C_ : float
+        The chosen C.
+    cv_results_, best_index_, best_score_, best_params_, n_splits_, scorer_, refit_time_
+        As :class:`LinearSVCCV`'s.
+    best_estimator_ : LinearSVR
+        The model refitted at ``C_`` on all the data (``refit=True``).
+    coef_, intercept_, primal_, dual_, gap_, n_iter_, status_
+        Those of ``best_estimator_`` (``refit=True``).
+    """
+
+    _parameter_constraints = {
+        **{name: LinearSVCCV._parameter_constraints[name]
+           for name in ("Cs", "cv", "scoring", "refit", "n_jobs")},
+        **{name: LinearSVR._parameter_constraints[name] for name in (
+            "epsilon", "loss", "dual", "fit_intercept", "intercept_scaling", "tol", "gap_tol",
+            "max_iter", "shrinking", "random_state")},
+    }
+    _model = LinearSVR
+
+    def __init__(self, Cs=21, *, cv=None, scoring=None, refit=True, n_jobs=None, epsilon=0.0,
+                 loss="epsilon_insensitive", dual="auto", fit_intercept=True,
+                 intercept_scaling=1.0, tol=1e-4, gap_tol=None, max_iter=1000, shrinking=True,
+                 random_state=None):
+        self.Cs = Cs
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.epsilon = epsilon
+        self.loss = loss
+        self.dual = dual
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.gap_tol = gap_tol
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Choose C by cross-validation, then (``refit``) fit it on all the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of C (in every training fold and the refit).
+
+        Returns
+        -------
+        self
+        """
+        Cs = default_Cs(self.Cs, -10, 10)
+        self._search(X, y, sample_weight, self._base(), [({}, Cs)])
+        if self.refit:
+            for name in ("coef_", "intercept_", "n_iter_", "primal_", "dual_", "gap_",
+                         "status_"):
+                setattr(self, name, getattr(self.best_estimator_, name))
+        return self
+
+    @available_if(_refitted)
+    def predict(self, X):
+        """The refitted model's predictions (see :meth:`LinearSVR.predict`)."""
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
 
