@@ -113,8 +113,9 @@ def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     assert start.extrapolated is not None
     labels = np.where(y == path[1].classes_[1], 1.0, -1.0)
     problem = DualProblem(X, labels, np.full(len(y), CS[2]), "hinge", "augmented")
-    chosen = dual_start(problem, start, 0)
-    scaled = dual_start(problem, WarmStart(alpha=start.alpha), 0)
+    chosen, w = dual_start(problem, start, 0)
+    scaled, _ = dual_start(problem, WarmStart(alpha=start.alpha), 0)
+    np.testing.assert_allclose(w, problem.weights(chosen))
     dual = lambda a: problem.dual(a, problem.weights(a))  # noqa: E731
     assert dual(chosen) >= dual(scaled)
     assert np.all((chosen >= 0) & (chosen <= CS[2]))
@@ -182,7 +183,7 @@ def test_grid_and_estimator_are_checked(heart):
     for bad in ([1.0, 1.0], [2.0, 1.0], [0.0, 1.0], [], [np.inf], [[1.0, 2.0]]):
         with pytest.raises(ValueError, match="Cs must"):
             c_path(LinearSVC(), X, y, bad)
-    with pytest.raises(TypeError, match="LinearSVC or SVC"):
+    with pytest.raises(TypeError, match="c_path takes a dualsvm LinearSVC"):
         c_path(GridSearchCV(LinearSVC(), {"C": [1.0]}), X, y, [1.0])
     with pytest.raises(ValueError, match="start must be one of"):
         c_path(LinearSVC(), X, y, [1.0, 2.0], start="cold")

@@ -123,7 +123,8 @@ class WarmStart:
 
 
 def dual_start(problem, start, k):
-    """The dual variables DCD starts binary problem ``k`` from, or None (zeros).
+    """(alpha, w): the dual variables DCD starts binary problem ``k`` from (None:
+    zeros), and their w(alpha) when computed here (else None).
 
     Candidates: ``start.alpha[k]`` and ``start.extrapolated[k]`` made feasible, and
     the dual point of the primal w ``start.weights[k]``
@@ -138,8 +139,11 @@ def dual_start(problem, start, k):
     if start.weights is not None and problem.bias != "exact":
         candidates.append(problem.dual_point(problem.decision(start.weights[k])))
     if len(candidates) < 2:
-        return candidates[0] if candidates else None
-    return max(candidates, key=lambda a: problem.dual(a, problem.weights(a)))
+        return (candidates[0] if candidates else None), None
+    scored = [(problem.dual(alpha, w), alpha, w)
+              for alpha, w in ((a, problem.weights(a)) for a in candidates)]
+    _, alpha, w = max(scored, key=lambda entry: entry[0])
+    return alpha, w
 
 
 #: How a path over C starts each fit from the one before (see :func:`linear_path`).
@@ -167,7 +171,7 @@ def _monitor(params):
     return bool(params["verbose"]) or params["callback"] is not None
 
 
-def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
+def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, problems=None):
     """Train one binary model (two classes) or one per class (one-vs-rest).
 
     Parameters
@@ -187,6 +191,9 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
         All class labels, when y may lack some (``partial_fit``); default np.unique(y).
     max_iter : int or None
         Overrides ``params["max_iter"]`` (``partial_fit``: 1).
+    problems : dict or None
+        The binary problems by index, kept across the fits of a path: a problem
+        found here takes the new costs (its rows' norms are kept), others are added.
 
     Returns
     -------
@@ -215,18 +222,25 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
               "random_state": generator}
     per_epoch = passes_per_epoch(X, monitor)
 
+    def problem_of(k, task, problem_class=DualProblem):
+        if problems is not None and k in problems:
+            problems[k].set_costs(cost)
+            return problems[k]
+        problem = problem_class(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
+        if problems is not None:
+            problems[k] = problem
+        return problem
+
     def build(task):
         k = tasks.index(task)
         if kind in PRIMAL_CD_TYPES:
-            problem_class = L1RegularizedProblem if kind == 5 else DualProblem
-            problem = problem_class(X, task.y, cost, params["loss"], mode,
-                                    params["intercept_scaling"])
+            problem = problem_of(k, task, L1RegularizedProblem if kind == 5 else DualProblem)
             budget = max_iter or params["max_iter"]
             solver = PrimalCD(problem, params["tol"], **common,
                               w=None if start.weights is None else start.weights[k],
                               passes_per_epoch=per_epoch, max_passes=budget)
             return problem, solver, math.ceil(budget / per_epoch)
-        problem = DualProblem(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
+        problem = problem_of(k, task)
         if primal:
             options = {"batch_size": params["batch_size"]} if solver_name == "pegasos" else {}
             if start.weights is not None:
@@ -234,12 +248,13 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None):
                                seen=(start.seen_rows, start.seen_cost))
             solver = PRIMAL_SOLVERS[solver_name](problem, params["tol"], **common, **options)
         else:
-            options = {}
-            if mode != "exact" and start.violations is not None:
-                options["shrink_threshold"] = start.violations[k]
-            solver_class = PairCD if mode == "exact" else DualCD
-            solver = solver_class(problem, params["tol"], **common,
-                                  alpha=dual_start(problem, start, k), **options)
+            alpha, w = dual_start(problem, start, k)
+            if mode == "exact":
+                solver = PairCD(problem, params["tol"], **common, alpha=alpha)
+            else:
+                threshold = np.inf if start.violations is None else start.violations[k]
+                solver = DualCD(problem, params["tol"], **common, alpha=alpha, w=w,
+                                shrink_threshold=threshold)
         return problem, solver, max_iter or params["max_iter"]
 
     stopping = Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
@@ -503,13 +518,16 @@ def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
     generator of LinearFit
         The model at each C in turn, with its certificate (see :func:`along_path`).
     """
+    problems = {}  # kept along the path (set_costs)
+
     def fit_at(C, history):
         warm = None
         if history:
             previous_C, previous = history[-1]
             earlier = (previous_C / history[0][0], history[0][1]) if len(history) > 1 else None
             warm = path_start(previous, C / previous_C, params, start, earlier)
-        return fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm)
+        return fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm,
+                          problems=problems)
 
     return along_path(Cs, fit_at)
 

@@ -197,10 +197,16 @@ class DualProblem(BoxDual, LinearRows):
 
     def __post_init__(self):
         self.check_modes()
-        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
         self.rows = kernel_rows(self.X)  # what compiled kernels read: see _rows
-        # Q_ii + D_ii, the curvature of every coordinate.
-        self.q_diag = squared_norms(self.rows, self.n_samples, self.augmented_value) + self.diag
+        self.row_squared_norms = squared_norms(self.rows, self.n_samples, self.augmented_value)
+        self.set_costs(self.C)
+
+    def set_costs(self, C):
+        """Take new costs C_i for the same rows and labels (a path over C): (D_ii, U_i)
+        and the curvatures Q_ii + D_ii follow; the rows' squared norms are kept."""
+        self.C = np.asarray(C, dtype=np.float64)
+        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
+        self.q_diag = self.row_squared_norms + self.diag  # Q_ii + D_ii: each coordinate's curvature
 
     def check_modes(self):
         """ValueError for a loss or bias mode this problem does not have."""

@@ -19,7 +19,9 @@ per-epoch record and the progress display live here once:
 * optionally ``finish() -> changed``, called once after the last epoch (e.g. to
   make shrunk gradients exact before the final certificate);
 * optionally ``counters() -> dict`` of numbers added to every record (kernel
-  solvers: ``iterations``, ``kernel_evaluations``, ``cache_hits``).
+  solvers: ``iterations``, ``kernel_evaluations``, ``cache_hits``);
+* optionally ``n_movable``: the variables an unshrunk epoch visits (the unit of the
+  gap rule's schedule, :data:`GAP_CHECK_PASSES`; default: the largest epoch so far).
 """
 
 import sys
@@ -29,9 +31,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 #: Without ``monitor``, a gap rule is checked after the epochs that, since the last
-#: check, visited this many times the variables of the largest epoch so far: a
-#: certificate costs about one pass over the data, so checking costs at most about
-#: 1/GAP_CHECK_PASSES of the training, however much shrinking shortens the epochs.
+#: check, visited this many times all the variables (``n_movable``, else the largest
+#: epoch so far): a certificate costs about one pass over the data, so checking costs
+#: at most about 1/GAP_CHECK_PASSES of the training, however much shrinking shortens
+#: the epochs.
 GAP_CHECK_PASSES = 2
 
 
@@ -132,7 +135,8 @@ def run_epochs(solver, problem, stopping):
     status = "max_iter"
     n_iter = 0
     evaluation = None
-    unchecked_work = largest_epoch = 0  # variables visited since the last gap check
+    unchecked_work = 0  # variables visited since the last gap check
+    largest_epoch = getattr(solver, "n_movable", 0)
     try:
         while n_iter < stopping.max_iter:
             if deadline is not None and time.perf_counter() >= deadline:
