@@ -110,7 +110,6 @@ def test_regression_probability_is_libsvm_laplace_sigma(tmp_path, capsys, data_d
 
 
 @pytest.mark.parametrize("argv, code, word", [
-    (["train", "-s", "2", "-t", "2", "-b", "1"], 2, "-s 2"),
     (["train", "-b", "1"], 2, "-b (probability estimates) is LIBSVM's"),
     (["train", "-t", "2", "-v", "5", "--trace", "t.json"], 2, "--trace"),
 ])

@@ -273,7 +273,8 @@ def build_parser():
                              "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
     kernel.add_argument("-b", dest="probability", type=_probability, metavar="0|1",
                         help="1: train for probability estimates (-s 0 and 1: Platt's "
-                             "sigmoid on 5-fold cross-validated decision values; -s 3 and 4: "
+                             "sigmoid on 5-fold cross-validated decision values; -s 2: the "
+                             "density marks of the training decision values; -s 3 and 4: "
                              "the sigma of a Laplace model of the error), as LIBSVM's -b")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
