@@ -343,8 +343,9 @@ def build_parser():
     convert.set_defaults(run="convert:run")
 
     predict = commands.add_parser(
-        "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
-        description="Predict labels of an svmlight/LIBSVM file with a dualsvm or LIBLINEAR model.")
+        "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict, LIBSVM's svm-predict)",
+        description="Predict labels of an svmlight/LIBSVM file with a dualsvm, LIBLINEAR or "
+                    "LIBSVM model.")
     predict.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
     predict.add_argument("-b", dest="probability", type=_probability, default=False,
                          metavar="0|1", help="1: write probability estimates (a kernel model "
@@ -354,17 +355,19 @@ def build_parser():
     predict.add_argument("output", metavar="OUTPUT")
     predict.set_defaults(run="predict:run")
 
-    export = commands.add_parser("export-liblinear", allow_abbrev=False,
-                                 help="write a model as a LIBLINEAR text model")
-    export.add_argument("model", metavar="MODEL")
-    export.add_argument("out", metavar="OUT")
-    export.set_defaults(run="liblinear:run_export")
+    for tool, models in (("LIBLINEAR", "a linear model"), ("LIBSVM", "a kernel model")):
+        name = tool.lower()
+        export = commands.add_parser(f"export-{name}", allow_abbrev=False,
+                                     help=f"write {models} as a {tool} text model")
+        export.add_argument("model", metavar="MODEL")
+        export.add_argument("out", metavar="OUT")
+        export.set_defaults(run="text_models:run_export", tool=tool)
 
-    imp = commands.add_parser("import-liblinear", allow_abbrev=False,
-                              help="read a LIBLINEAR text model into a dualsvm model file")
-    imp.add_argument("source", metavar="IN")
-    imp.add_argument("model", metavar="MODEL")
-    imp.set_defaults(run="liblinear:run_import")
+        imp = commands.add_parser(f"import-{name}", allow_abbrev=False,
+                                  help=f"read a {tool} text model into a dualsvm model file")
+        imp.add_argument("source", metavar="IN")
+        imp.add_argument("model", metavar="MODEL")
+        imp.set_defaults(run="text_models:run_import", tool=tool)
 
     demo = commands.add_parser("demo", allow_abbrev=False,
                                help="train and evaluate on the breast-cancer data (no download)")
