@@ -206,9 +206,10 @@ class KernelFit(_Fit):
             else libsvm_label_order(self.classes_)
         return np.searchsorted(self.classes_, labels)
 
-    def predict(self, X):
-        """One-vs-one votes as LIBSVM counts them (ties: the first class);
-        regression: f(x); one-class: +1 where f(x) > 0, else -1 (LIBSVM's)."""
+    def predict(self, X, tie_order=None):
+        """One-vs-one votes as LIBSVM counts them (ties: the first class of ``classes_``,
+        or of ``classes_[tie_order]``: LIBSVM's is :meth:`libsvm_order`); regression:
+        f(x); one-class: +1 where f(x) > 0, else -1 (LIBSVM's)."""
         dec = self.decision_ovo(X)
         if self.kind == "one_class":
             return np.where(dec[:, 0] > 0, 1, -1)
@@ -220,7 +221,8 @@ class KernelFit(_Fit):
             positive = dec[:, p] > 0
             votes[:, i] += positive
             votes[:, j] += ~positive
-        return self.classes_[np.argmax(votes, axis=1)]
+        order = np.arange(k) if tie_order is None else np.asarray(tie_order)
+        return self.classes_[order[np.argmax(votes[:, order], axis=1)]]
 
 
 def class_pairs(n_classes):

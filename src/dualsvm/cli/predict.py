@@ -23,7 +23,12 @@ def run(args):
     X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
     if args.probability:
         return _write_probabilities(args, estimator, X, y)
-    predicted = estimator.predict(X)
+    if isinstance(estimator, KernelMixin) and estimator.to_fit().classifies:
+        # svm-predict's votes: a tie goes to the first class in LIBSVM's order
+        fit = estimator.to_fit()
+        predicted = fit.predict(X, fit.libsvm_order())
+    else:
+        predicted = estimator.predict(X)
     if not hasattr(estimator, "classes_"):  # regression and one-class: no classes
         return _write_values(args, predicted, y)
     classes = estimator.classes_
