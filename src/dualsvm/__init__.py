@@ -18,12 +18,13 @@ module uses is public). An import inside a function only defers a heavy module
    :mod:`~dualsvm.paths` (``c_path``: warm-started paths over C);
    :mod:`~dualsvm.selection` (``LinearSVCCV``, ``LinearSVRCV``, ``SVCCV``: C and
    gamma by cross-validation over those paths);
-   :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR import/export
-   of estimators); :mod:`~dualsvm.plotting`; :mod:`dualsvm.dask.estimator`
+   :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR and LIBSVM
+   import/export of estimators); :mod:`~dualsvm.plotting`; :mod:`dualsvm.dask.estimator`
    (``dualsvm.dask.LinearSVC``).
 6. Model files: :mod:`dualsvm.persistence` (``container``: the zip/npy/JSON file;
-   ``linear``, ``kernel``: one module per model kind; ``liblinear``: LIBLINEAR's
-   text models; ``model_file``: any of them), on fit objects only.
+   ``linear``, ``kernel``: one module per model kind; ``liblinear``, ``libsvm``:
+   LIBLINEAR's and LIBSVM's text models, ``text``: what they share; ``model_file``:
+   any of them), on fit objects only.
 5. Training, producing fit objects: :mod:`~dualsvm.multiclass` (the one
    one-vs-rest / one-vs-one driver), :mod:`~dualsvm.linear_training`
    (``fit_linear``), :mod:`~dualsvm.kernel_training` (``fit_kernel``);
@@ -37,7 +38,8 @@ module uses is public). An import inside a function only defers a heavy module
    problems, defined once).
 2. Data and shared rules: :mod:`~dualsvm.data` (the svmlight reader and its
    diagnosis; :mod:`~dualsvm._svmlight`, its compiled parser),
-   :mod:`~dualsvm.probability` (Platt's sigmoid, pairwise coupling),
+   :mod:`~dualsvm.probability` (Platt's sigmoid, pairwise coupling, one-class
+   density marks),
    :mod:`~dualsvm.fits` (``LinearFit``, ``LinearSVRFit``, ``LinearOneClassFit``,
    ``KernelFit``: plain fitted models),
    :mod:`~dualsvm.validation` (data checks, costs, class weights, the seed).

@@ -134,6 +134,8 @@ class KernelMixin(FitMixin):
         for name, value in fit.fitted_attributes().items():
             if name == "classes_" and not fit.classifies:
                 continue
+            if name == "prob_density_marks_" and fit.kind != "one_class":
+                continue  # the one-class model's
             if name == "n_features_in_" and callable(self.kernel):
                 continue  # the kernel matrix's width, not the samples'
             setattr(self, name, value)

@@ -17,12 +17,12 @@ decision value of pair p is sum_t coef_pt K(x_t, x) + intercept_p (LIBSVM's
 -rho), positive for class i.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .constants import CLASSIFIER_TYPES, EARLY_STOPS
-from .probability import class_probabilities
+from .probability import class_probabilities, one_class_probability
 
 
 def early_stop_message(statuses, gaps):
@@ -148,7 +148,11 @@ class KernelFit(_Fit):
     kind: str = "c_svc"
     probA_: np.ndarray = None  # Platt's sigmoid of every pair (probability=True), LIBSVM's signs;
     probB_: np.ndarray = None  # regression: probA_ = [sigma] of LIBSVM's Laplace error model
+    prob_density_marks_: np.ndarray = None  # one-class, probability=True: LIBSVM's 10 marks
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
+    # classifiers: classes_ in the order of LIBSVM's model (libsvm_label_order of the
+    # training labels), which svm-predict -b 1 and LIBSVM model files use; None: not known
+    libsvm_labels: np.ndarray = None
 
     @property
     def classifies(self):
@@ -168,22 +172,44 @@ class KernelFit(_Fit):
         # by tiles of rows, the kernel values never stored (memory O(n n_pairs))
         return self.kernel.times(X, self.support_vectors_, coef) + self.intercept_
 
+    @property
+    def has_probabilities(self):
+        """Whether :meth:`predict_proba` works: a classifier with its sigmoids, or a
+        one-class model with its density marks."""
+        if self.kind == "one_class":
+            return self.prob_density_marks_ is not None
+        return self.classifies and self.probA_ is not None
+
     def predict_proba(self, X):
-        """LIBSVM's ``-b 1`` probabilities (n, n_classes): each pair's sigmoid of its
-        decision value, coupled over the pairs (:mod:`dualsvm.probability`)."""
-        if not self.classifies:
+        """LIBSVM's ``-b 1`` probabilities (:mod:`dualsvm.probability`): (n, n_classes),
+        each pair's sigmoid of its decision value coupled over the pairs; one-class:
+        (n, 2), the columns P(-1) and P(+1) (the labels sorted), P(+1) from the
+        density marks."""
+        if not (self.classifies or self.kind == "one_class"):
             raise ValueError("probability estimates are class probabilities: this is a "
                              f"{self.kind} model")
-        if self.probA_ is None:
+        if not self.has_probabilities:
             raise ValueError("the model has no probability estimates: it was trained "
                              "without probability=True, or interrupted before its "
-                             "cross-validation ended")
+                             "cross-validation ended, or (one-class) it had too few "
+                             "decision values on either side of 0 for density marks")
+        if self.kind == "one_class":
+            inlier = one_class_probability(self.decision_ovo(X)[:, 0], self.prob_density_marks_)
+            return np.column_stack([1.0 - inlier, inlier])
         return class_probabilities(self.decision_ovo(X), self.probA_, self.probB_,
                                    len(self.classes_))
 
-    def predict(self, X):
-        """One-vs-one votes as LIBSVM counts them (ties: the first class);
-        regression: f(x); one-class: +1 where f(x) > 0, else -1 (LIBSVM's)."""
+    def libsvm_order(self):
+        """Indices into ``classes_`` in the order of LIBSVM's model (``libsvm_labels``,
+        or when it is not known :func:`libsvm_label_order` of ``classes_``)."""
+        labels = self.libsvm_labels if self.libsvm_labels is not None \
+            else libsvm_label_order(self.classes_)
+        return np.searchsorted(self.classes_, labels)
+
+    def predict(self, X, tie_order=None):
+        """One-vs-one votes as LIBSVM counts them (ties: the first class of ``classes_``,
+        or of ``classes_[tie_order]``: LIBSVM's is :meth:`libsvm_order`); regression:
+        f(x); one-class: +1 where f(x) > 0, else -1 (LIBSVM's)."""
         dec = self.decision_ovo(X)
         if self.kind == "one_class":
             return np.where(dec[:, 0] > 0, 1, -1)
@@ -195,7 +221,8 @@ class KernelFit(_Fit):
             positive = dec[:, p] > 0
             votes[:, i] += positive
             votes[:, j] += ~positive
-        return self.classes_[np.argmax(votes, axis=1)]
+        order = np.arange(k) if tie_order is None else np.asarray(tie_order)
+        return self.classes_[order[np.argmax(votes[:, order], axis=1)]]
 
 
 def class_pairs(n_classes):
@@ -212,3 +239,49 @@ def pair_coefficients(dual_coef, n_support):
         out[p, start[i]:start[i + 1]] = dual_coef[j - 1, start[i]:start[i + 1]]
         out[p, start[j]:start[j + 1]] = dual_coef[i, start[j]:start[j + 1]]
     return out
+
+
+def libsvm_label_order(y):
+    """The distinct labels of ``y`` in the order LIBSVM's model keeps them
+    (``svm_group_classes``): of first appearance, except that two classes -1 and +1
+    are ordered +1, -1 (its binary model then decides for +1)."""
+    y = np.asarray(y)
+    _, first = np.unique(y, return_index=True)
+    labels = y[np.sort(first)]
+    if len(labels) == 2 and labels[0] == -1 and labels[1] == 1:
+        labels = labels[::-1]
+    return labels
+
+
+def reorder_classes(fit, order):
+    """The same one-vs-one model with its classes in another order: ``classes_[order]``.
+
+    The support vectors are regrouped by class (row order kept within a class); a pair
+    whose classes swap places has its decision negated: its coefficients and
+    intercept change sign, and so does the B of its sigmoid (P(j | -f) = 1 - P(i | f)).
+    LIBSVM's model files list the classes in its order; a KernelFit keeps them sorted.
+    """
+    pairs = class_pairs(len(fit.classes_))
+    old_pair = {pair: p for p, pair in enumerate(pairs)}
+    order = np.asarray(order, dtype=np.int64)
+    swapped = np.array([order[i] > order[j] for i, j in pairs])
+    source = np.array([old_pair[(min(order[i], order[j]), max(order[i], order[j]))]
+                       for i, j in pairs], dtype=np.int64)
+    sign = np.where(swapped, -1.0, 1.0)
+    start = np.concatenate([[0], np.cumsum(fit.n_support_)])
+    sv_order = np.concatenate([np.arange(start[c], start[c + 1]) for c in order])
+    coef = sign[:, None] * pair_coefficients(fit.dual_coef_, fit.n_support_)[source][:, sv_order]
+    n_support = np.asarray(fit.n_support_)[order]
+    start = np.concatenate([[0], np.cumsum(n_support)])
+    dual_coef = np.zeros_like(fit.dual_coef_)
+    for p, (i, j) in enumerate(pairs):  # pair_coefficients, inverted
+        dual_coef[j - 1, start[i]:start[i + 1]] = coef[p, start[i]:start[i + 1]]
+        dual_coef[i, start[j]:start[j + 1]] = coef[p, start[j]:start[j + 1]]
+    sv = fit.support_vectors_
+    return replace(
+        fit, classes_=np.asarray(fit.classes_)[order], support_=np.asarray(fit.support_)[sv_order],
+        support_vectors_=sv if fit.kernel.name == "precomputed" else sv[sv_order],
+        n_support_=n_support, dual_coef_=dual_coef,
+        intercept_=sign * np.asarray(fit.intercept_)[source],
+        probA_=None if fit.probA_ is None else np.asarray(fit.probA_)[source],
+        probB_=None if fit.probB_ is None else sign * np.asarray(fit.probB_)[source])

@@ -9,17 +9,18 @@ layout is described in :mod:`dualsvm.fits`.
 
 import math
 import time
+import warnings
 from dataclasses import replace
 from typing import Callable, NamedTuple
 
 import numpy as np
 
 from .constants import CLASSIFIER_TYPES, LOSSES, SVM_TYPES
-from .fits import KernelFit
+from .fits import KernelFit, libsvm_label_order
 from .kernels import make_kernel
 from .linear_training import WarmStart
 from .multiclass import BinaryTask, one_vs_one, solve_tasks
-from .probability import fold_decision_slices, sigmoid_train
+from .probability import TOO_FEW_DECISIONS, density_marks, fold_decision_slices, sigmoid_train
 from .problem import KernelDualProblem, NuDual, SVRDual
 from .solvers import Stopping, run_epochs
 from .solvers.cgd import CGD
@@ -172,7 +173,8 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         :class:`dualsvm.SVC` for C-SVC (``solver='auto'`` is resolved by
         :func:`choose_solver`, the result is the fit's ``solver_used_``); ``nu`` /
         ``epsilon``, kernel, ``tol``, ``shrinking``, ``cache_size``, ``max_iter``,
-        ``time_limit``, ``callback``, ``verbose`` (and for nu-SVC ``probability``)
+        ``time_limit``, ``callback``, ``verbose`` (and for nu-SVC and one-class
+        ``probability``)
         for the others (solved by SMO).
     kind : str
         A key of :data:`dualsvm.constants.SVM_TYPES`.
@@ -269,7 +271,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
                          "hold values too large for the kernel (the squared distances or "
                          "products overflow); scale it, e.g. with StandardScaler")
     results = [s.result for s in solved]
-    return KernelFit(
+    fit = KernelFit(
         params=dict(params), kernel=kernel, classes_=classes,
         support_=support.astype(np.int32),
         support_vectors_=np.empty((0, 0)) if precomputed else X[support],
@@ -286,7 +288,16 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         probB_=None if sigmoids is None else sigmoids[1],
         solver_used_=solver,
         kind=kind,
+        libsvm_labels=libsvm_label_order(y[cost > 0]) if classifies else None,
     )
+    if kind == "one_class" and params.get("probability") and \
+            "interrupted" not in fit.status_:
+        # LIBSVM's svm_one_class_probability: marks of the training rows' decisions
+        kept = np.flatnonzero(cost > 0)
+        fit.prob_density_marks_ = density_marks(fit.decision_ovo(X[kept])[:, 0])
+        if fit.prob_density_marks_ is None:
+            warnings.warn(TOO_FEW_DECISIONS, UserWarning, stacklevel=2)
+    return fit
 
 
 def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping,

@@ -1,4 +1,4 @@
-"""Saving and loading estimators: dualsvm model files and LIBLINEAR text models.
+"""Saving and loading estimators: dualsvm model files, LIBLINEAR and LIBSVM text models.
 
 The formats live in :mod:`dualsvm.persistence`, which reads and writes fit
 objects; this module converts between them and the estimators
@@ -17,11 +17,13 @@ from .linear_svc import LinearSVC
 from .linear_svr import LinearSVR
 from .persistence.liblinear import export_liblinear as _export_fit
 from .persistence.liblinear import import_liblinear as _import_fit
+from .persistence.libsvm import export_libsvm as _export_kernel_fit
+from .persistence.libsvm import import_libsvm as _import_kernel_fit
 from .persistence.model_file import load_any_fit, load_fit, save_fit
 from .svc import SVC
 
-__all__ = ["KERNEL_ESTIMATORS", "export_liblinear", "import_liblinear", "load_any_model",
-           "load_model", "save_model"]
+__all__ = ["KERNEL_ESTIMATORS", "export_liblinear", "export_libsvm", "import_liblinear",
+           "import_libsvm", "load_any_model", "load_model", "save_model"]
 
 
 #: The estimator of each kind of kernel model (:data:`dualsvm.constants.SVM_TYPES`).
@@ -95,7 +97,7 @@ def load_model(path):
 
 
 def load_any_model(path):
-    """Load a dualsvm model file or a LIBLINEAR text model, detected by content."""
+    """Load a dualsvm model file, a LIBLINEAR or a LIBSVM text model, detected by content."""
     return _estimator(load_any_fit(path), path)
 
 
@@ -121,3 +123,29 @@ def import_liblinear(path):
     LIBLINEAR's labels. The training certificate is unknown and not set.
     """
     return _estimator(_import_fit(path), path)
+
+
+def export_libsvm(model, path):
+    """Write a fitted kernel model (SVC, NuSVC, OneClassSVM, SVR, NuSVR, or its fit) as a
+    LIBSVM 3.37 text model file (:mod:`dualsvm.persistence.libsvm`).
+
+    LIBSVM's ``svm-predict`` gives the same labels (values) as ``model.predict``, and
+    with ``-b 1`` the probabilities of a model trained with ``probability=True``
+    (classes in the order of LIBSVM's model: first appearance in the training data).
+    """
+    fit = _as_fit(model)
+    if not isinstance(fit, KernelFit):
+        raise ModelError("only kernel models have a LIBSVM format; this is a linear model "
+                         "(export_liblinear writes LIBLINEAR's)")
+    _export_kernel_fit(fit, path)
+
+
+def import_libsvm(path):
+    """Read a LIBSVM text model as the fitted estimator of its svm_type (SVC, NuSVC,
+    OneClassSVM, SVR, NuSVR), with ``probability=True`` when the file has probability
+    information. Labels become float64 ``classes_`` (sorted); ``predict`` gives
+    LIBSVM's labels. The training certificate is unknown and not set, and
+    ``support_`` holds the support vectors' positions in the file (LIBSVM's files do
+    not record their training rows; for a precomputed kernel, the rows they name).
+    """
+    return _estimator(_import_kernel_fit(path), path)

@@ -20,6 +20,12 @@ What LIBSVM's ``-b 1`` computes, NumPy only:
   p renormalised), stopping when max_t |(Qp)_t - p'Qp| < 0.005 / k, at most
   max(100, k) sweeps.
 * :func:`fold_decision_slices`: LIBSVM's five folds of a random permutation.
+* :func:`density_marks`, :func:`one_class_probability`: the one-class SVM's ``-b 1``
+  (LIBSVM's ``svm_one_class_probability``, the binning of Que and Lin): the training
+  decision values sorted, the negative ones cut into 5 bins of equal counts and the
+  non-negative ones into 5 more; the 10 marks are the midpoints between the bins'
+  edges (0 is the edge between the two halves). P(inlier | f) is 0.001 below the
+  first mark, 0.999 from the last on, and i / 10 between marks i and i + 1.
 
 The decision values that feed the sigmoid come from cross-validation (a model
 never scores its own training rows); the estimators run it
@@ -32,6 +38,13 @@ import numpy as np
 N_FOLDS = 5
 #: Pairwise probabilities are kept in [MIN_PROB, 1 - MIN_PROB] before coupling (LIBSVM's).
 MIN_PROB = 1e-7
+#: LIBSVM's number of density marks of a one-class model (half of them on each side of 0).
+N_MARKS = 10
+#: Why a one-class model has no density marks (LIBSVM warns so and saves the model without).
+TOO_FEW_DECISIONS = (f"fewer than {N_MARKS // 2} negative or {N_MARKS // 2} non-negative "
+                     "decision values on the training data: too few to estimate one-class "
+                     "probabilities (LIBSVM's -b 1 gives up in this case too); the model has "
+                     "no density marks")
 
 
 def _sigmoid_objective(dec, targets, A, B):
@@ -150,6 +163,35 @@ def class_probabilities(dec, prob_a, prob_b, n_classes):
     r[:, i_index, j_index] = pairwise
     r[:, j_index, i_index] = 1.0 - pairwise
     return couple_rows(r)
+
+
+def density_marks(dec):
+    """LIBSVM's ``N_MARKS`` density marks of the training decision values ``dec``, or
+    None when fewer than ``N_MARKS // 2`` of them are negative or non-negative."""
+    dec = np.sort(np.asarray(dec, dtype=np.float64))
+    half = N_MARKS // 2
+    # LIBSVM's count: the index of the first value >= 0, and 0 when there is none
+    non_negative = np.flatnonzero(dec >= 0)
+    n_negative = int(non_negative[0]) if len(non_negative) else 0
+    n_positive = len(dec) - n_negative
+    if n_negative < half or n_positive < half:
+        return None
+    edges = np.empty(N_MARKS + 1)
+    edges[:half] = dec[np.arange(half) * n_negative // half]
+    edges[half] = 0.0
+    edges[half + 1:] = dec[n_negative - 1 + np.arange(1, half + 1) * n_positive // half]
+    return (edges[:-1] + edges[1:]) / 2
+
+
+def one_class_probability(dec, marks):
+    """P(+1 | f), the probability of being an inlier, for decision values ``dec``:
+    0.001 below the first mark, i / 10 from mark i (1-based) up to the next, 0.999
+    from the last mark on. (LIBSVM's loop finds no bin for a value equal to the last
+    mark and returns 0 there; that value gets 0.999 here, as the values above it.)"""
+    dec = np.asarray(dec, dtype=np.float64)
+    at_or_below = np.searchsorted(marks, dec, side="right")  # marks <= f (they are sorted)
+    return np.where(at_or_below == 0, 0.001,
+                    np.where(at_or_below >= len(marks), 0.999, at_or_below / len(marks)))
 
 
 def fold_decision_slices(n, generator):

@@ -6,9 +6,9 @@
                                                 -v -q)
     dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -s 0..4 -t -g -d -r -c
                                                 -n -p -e -m -h -wi -v -b)
-    dualsvm predict [-q] [-b 1] TEST MODEL OUTPUT   (a dualsvm or a LIBLINEAR model file)
-    dualsvm export-liblinear MODEL OUT
-    dualsvm import-liblinear IN MODEL
+    dualsvm predict [-q] [-b 1] TEST MODEL OUTPUT   (a dualsvm, LIBLINEAR or LIBSVM model file)
+    dualsvm export-liblinear MODEL OUT         (export-libsvm for a kernel model)
+    dualsvm import-liblinear IN MODEL          (import-libsvm for a LIBSVM model)
     dualsvm demo                               (train and evaluate on bundled data)
     dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
     dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--keep-order]   (an on-disk dataset)
@@ -17,7 +17,7 @@
 
 One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
 :mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`,
-:mod:`.liblinear`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`), imported only by
+:mod:`.text_models`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`), imported only by
 the command that runs, to keep start-up short; :mod:`.parser` holds the options,
 :mod:`.report` the one reporter of every training (messages, 'optimization
 finished' lines, ``--trace``, ``--json``).

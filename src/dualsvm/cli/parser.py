@@ -273,7 +273,8 @@ def build_parser():
                              "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
     kernel.add_argument("-b", dest="probability", type=_probability, metavar="0|1",
                         help="1: train for probability estimates (-s 0 and 1: Platt's "
-                             "sigmoid on 5-fold cross-validated decision values; -s 3 and 4: "
+                             "sigmoid on 5-fold cross-validated decision values; -s 2: the "
+                             "density marks of the training decision values; -s 3 and 4: "
                              "the sigma of a Laplace model of the error), as LIBSVM's -b")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
@@ -342,8 +343,9 @@ def build_parser():
     convert.set_defaults(run="convert:run")
 
     predict = commands.add_parser(
-        "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict)",
-        description="Predict labels of an svmlight/LIBSVM file with a dualsvm or LIBLINEAR model.")
+        "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict, LIBSVM's svm-predict)",
+        description="Predict labels of an svmlight/LIBSVM file with a dualsvm, LIBLINEAR or "
+                    "LIBSVM model.")
     predict.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
     predict.add_argument("-b", dest="probability", type=_probability, default=False,
                          metavar="0|1", help="1: write probability estimates (a kernel model "
@@ -353,17 +355,19 @@ def build_parser():
     predict.add_argument("output", metavar="OUTPUT")
     predict.set_defaults(run="predict:run")
 
-    export = commands.add_parser("export-liblinear", allow_abbrev=False,
-                                 help="write a model as a LIBLINEAR text model")
-    export.add_argument("model", metavar="MODEL")
-    export.add_argument("out", metavar="OUT")
-    export.set_defaults(run="liblinear:run_export")
+    for tool, models in (("LIBLINEAR", "a linear model"), ("LIBSVM", "a kernel model")):
+        name = tool.lower()
+        export = commands.add_parser(f"export-{name}", allow_abbrev=False,
+                                     help=f"write {models} as a {tool} text model")
+        export.add_argument("model", metavar="MODEL")
+        export.add_argument("out", metavar="OUT")
+        export.set_defaults(run="text_models:run_export", tool=tool)
 
-    imp = commands.add_parser("import-liblinear", allow_abbrev=False,
-                              help="read a LIBLINEAR text model into a dualsvm model file")
-    imp.add_argument("source", metavar="IN")
-    imp.add_argument("model", metavar="MODEL")
-    imp.set_defaults(run="liblinear:run_import")
+        imp = commands.add_parser(f"import-{name}", allow_abbrev=False,
+                                  help=f"read a {tool} text model into a dualsvm model file")
+        imp.add_argument("source", metavar="IN")
+        imp.add_argument("model", metavar="MODEL")
+        imp.set_defaults(run="text_models:run_import", tool=tool)
 
     demo = commands.add_parser("demo", allow_abbrev=False,
                                help="train and evaluate on the breast-cancer data (no download)")

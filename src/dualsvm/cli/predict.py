@@ -5,6 +5,7 @@ model of a regression's error)."""
 
 import numpy as np
 
+from ..base import KernelMixin
 from ..data import format_label, read_svmlight
 from ..files import atomic_write
 from ..models import load_any_model
@@ -22,7 +23,12 @@ def run(args):
     X, y = read_svmlight(args.test, n_features=estimator.n_features_in_, precomputed=precomputed)
     if args.probability:
         return _write_probabilities(args, estimator, X, y)
-    predicted = estimator.predict(X)
+    if isinstance(estimator, KernelMixin) and estimator.to_fit().classifies:
+        # svm-predict's votes: a tie goes to the first class in LIBSVM's order
+        fit = estimator.to_fit()
+        predicted = fit.predict(X, fit.libsvm_order())
+    else:
+        predicted = estimator.predict(X)
     if not hasattr(estimator, "classes_"):  # regression and one-class: no classes
         return _write_values(args, predicted, y)
     classes = estimator.classes_
@@ -68,28 +74,32 @@ def _write_values(args, predicted, y):
 
 
 def _write_probabilities(args, estimator, X, y):
-    """svm-predict -b 1: a ``labels`` line, then the most probable label and the
-    probability of every class per row (C-SVC, nu-SVC); for a regression model the
-    values as without -b, after LIBSVM's line on the Laplace model of the error."""
-    fit = estimator.to_fit() if hasattr(estimator, "to_fit") else None
-    probabilities = getattr(fit, "probA_", None) is not None
-    if not probabilities:
+    """svm-predict -b 1: a header line, then the predicted label and the probability of
+    every class per row: ``labels`` and the classes in the order of LIBSVM's model
+    (C-SVC, nu-SVC), or ``label normal outlier`` and P(+1), P(-1) (one-class); for a
+    regression model the values as without -b, after LIBSVM's line on the Laplace model
+    of the error."""
+    fit = estimator.to_fit() if isinstance(estimator, KernelMixin) else None
+    regression = fit is not None and fit.kind in ("epsilon_svr", "nu_svr")
+    if fit is None or not (fit.has_probabilities or (regression and fit.probA_ is not None)):
         raise CommandError(f"{args.model}: the model has no probability estimates; -b 1 "
-                           "needs a kernel model trained with -b 1 (-s 0, 1, 3 or 4)")
-    if not fit.classifies:
+                           "needs a kernel model trained with -b 1 (-s 0 to 4)")
+    if regression:
         if not args.quiet:
             print(LAPLACE_LINE % fit.probA_[0])
         return _write_values(args, estimator.predict(X), y)
-    classes = fit.classes_
     proba = fit.predict_proba(X)
-    predicted = classes[np.argmax(proba, axis=1)]  # LIBSVM's svm_predict_probability
-    order = np.arange(len(classes))
-    if len(classes) == 2 and classes[0] == -1 and classes[1] == 1:
-        order = order[::-1]  # LIBSVM keeps +1 first for -1/+1 labels (its group_classes)
-    names = [format_label(c) for c in classes]
-    lines = ["labels " + " ".join(names[j] for j in order)]
-    lines += [" ".join([format_label(label)] + ["%g" % p for p in row[order]])
-              for label, row in zip(predicted, proba)]
+    if fit.kind == "one_class":
+        # P(+1) first, then P(-1); the label is the sign of the decision, as LIBSVM's
+        header, proba, predicted = "label normal outlier", proba[:, ::-1], estimator.predict(X)
+    else:
+        order = fit.libsvm_order()
+        labels, proba = fit.classes_[order], proba[:, order]
+        header = " ".join(["labels"] + [format_label(c) for c in labels])
+        # svm_predict_probability: the most probable class, the first in its order on ties
+        predicted = labels[np.argmax(proba, axis=1)]
+    lines = [header] + [" ".join([format_label(label)] + ["%g" % p for p in row])
+                        for label, row in zip(predicted, proba)]
     try:
         atomic_write(args.output, lambda f: f.write(("\n".join(lines) + "\n").encode("utf-8")))
     except OSError as e:

@@ -1,9 +1,11 @@
 """``dualsvm train -t K FILE``: a kernel model (LIBSVM's svm-train, ``-s 0`` to ``4``:
 C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR), with its ``-v`` cross validation and
-``-b 1`` probability models (by the estimators and scikit-learn's cross-validation)."""
+``-b 1`` probability models (by the estimators and scikit-learn's cross-validation; for
+-s 2 the density marks of the training decisions, by :func:`fit_kernel`)."""
 
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -62,9 +64,6 @@ def run(args):
         raise UsageError(f"{PROG} train", "-h 1 and --no-shrinking disagree")
     kind = LIBSVM_TYPES[0 if args.solver is None else args.solver]
     _check_type_options(args, kind)
-    if args.probability and kind == "one_class":
-        raise refuse("-b 1", "(probability estimates) is offered for -s 0, 1, 3 and 4; "
-                             "LIBSVM's density marks of the one-class SVM (-s 2) are not")
     report = Reporter(args.quiet, args.json, args.trace)
     path = None if args.folds is not None else model_path(args)
     report.check_outputs(path)
@@ -108,9 +107,14 @@ def run(args):
     if args.folds is not None:
         return cross_validate(args, kind, params, X, y, report, common)
     start = time.perf_counter()
-    fit = fit_kernel(X, y, cost, params, kind)
+    with warnings.catch_warnings(record=True) as caught:  # -s 2 -b 1: too few decisions
+        warnings.simplefilter("always")
+        fit = fit_kernel(X, y, cost, params, kind)
+    for message in sorted({str(w.message) for w in caught}):
+        report.warn(message)
     sigma = None
-    if args.probability and not fit.classifies and "interrupted" not in fit.status_:
+    if args.probability and kind in ("epsilon_svr", "nu_svr") and \
+            "interrupted" not in fit.status_:
         sigma = laplace_sigma(args, kind, params, X, y, report)
         fit.probA_, fit.probB_ = np.array([sigma]), np.array([0.0])
     seconds = time.perf_counter() - start
@@ -132,7 +136,7 @@ def run(args):
 def _uses(kind, name):
     """Whether LIBSVM's svm_type ``kind`` has the parameter ``name``."""
     return {"loss": kind == "c_svc", "solver": kind == "c_svc",
-            "probability": kind in ("c_svc", "nu_svc"),
+            "probability": kind in ("c_svc", "nu_svc", "one_class"),
             "C": kind in ("c_svc", "epsilon_svr", "nu_svr"),
             "nu": kind in ("nu_svc", "one_class", "nu_svr"),
             "epsilon": kind == "epsilon_svr"}[name]
@@ -170,8 +174,6 @@ def _splitter(kind, folds, y, seed):
 def _predictions(args, kind, params, X, y, folds, report, method="predict"):
     """Cross-validated predictions (each row by the model trained without its fold), or
     None after Ctrl-C; the folds' warnings are reported once each."""
-    import warnings
-
     from sklearn.model_selection import cross_val_predict
 
     estimator = _estimator(kind, params)
@@ -198,8 +200,10 @@ def cross_validate(args, kind, params, X, y, report, common):
         report.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
         folds = n
     start = time.perf_counter()
-    # with -b 1 LIBSVM predicts the most probable class (svm_predict_probability)
-    method = "predict_proba" if params.get("probability") else "predict"
+    # with -b 1 LIBSVM predicts the most probable class (svm_predict_probability); a
+    # one-class model's label is the sign of its decision, with -b 1 or without
+    method = "predict_proba" if params.get("probability") and kind != "one_class" \
+        else "predict"
     try:
         predicted = _predictions(args, kind, params, X, y, folds, report, method)
     except ValueError as e:

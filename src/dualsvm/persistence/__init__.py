@@ -4,6 +4,8 @@
   metadata, never pickle), shared by every model kind;
 * :mod:`.linear`, :mod:`.kernel`: the entries of linear and kernel models;
 * :mod:`.liblinear`: LIBLINEAR's text models, export and import;
+* :mod:`.libsvm`: LIBSVM's text models (kernel models), export and import;
+* :mod:`.text`: what the two text formats share;
 * :mod:`.model_file`: any model file, by the fit object's type or the file's content.
 
 This package imports none of them, so training a linear model never loads the

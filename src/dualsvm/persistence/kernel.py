@@ -25,6 +25,12 @@ Same container and safety as linear models (:mod:`.container`), with these entri
     float64 (n_pairs,): Platt's sigmoid of every pair (``probability=True``); for a
     regression model (n_pairs = 1), probA_ = [sigma] of LIBSVM's Laplace model of the
     error (``dualsvm train -b 1 -s 3|4``) and probB_ = [0].
+``prob_density_marks_`` (optional; one-class models only)
+    float64 (10,): LIBSVM's density marks (``probability=True``, ``-s 2 -b 1``).
+``libsvm_labels`` (optional; classifiers only)
+    ``classes_`` in the order of LIBSVM's model (first appearance in the training
+    data; see :func:`dualsvm.fits.libsvm_label_order`), the order of svm-predict
+    -b 1's columns; absent in older files.
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
 ``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
     the support vectors (neither for the precomputed kernel).
@@ -37,6 +43,7 @@ from ..constants import CLASSIFIER_TYPES
 from ..exceptions import ModelError, one_line
 from ..fits import KernelFit, class_pairs
 from ..kernels import make_kernel
+from ..probability import N_MARKS
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
 
@@ -49,6 +56,8 @@ _ENTRIES = {"classes_", "support_", "dual_coef_", "intercept_"}
 _DENSE = {"sv_dense"}
 _CSR = {"sv_data", "sv_indices", "sv_indptr"}
 _PROBABILITY = {"probA_", "probB_"}
+_MARKS = "prob_density_marks_"
+_LIBSVM_LABELS = "libsvm_labels"
 
 
 def save_kernel(fit, path):
@@ -72,6 +81,10 @@ def save_kernel(fit, path):
     if fit.probA_ is not None:
         arrays.update(probA_=np.asarray(fit.probA_, dtype=np.float64),
                       probB_=np.asarray(fit.probB_, dtype=np.float64))
+    if fit.prob_density_marks_ is not None:
+        arrays[_MARKS] = np.asarray(fit.prob_density_marks_, dtype=np.float64)
+    if fit.libsvm_labels is not None:
+        arrays[_LIBSVM_LABELS] = np.asarray(fit.libsvm_labels, dtype=fit.classes_.dtype)
     sv = fit.support_vectors_
     if fit.kernel.name != "precomputed":
         if sp.issparse(sv):
@@ -91,7 +104,7 @@ def read_kernel(path, meta, arrays):
     names = set(arrays)
     layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
     probability = _PROBABILITY if names & _PROBABILITY else set()
-    unknown = names - _ENTRIES - layout - probability
+    unknown = names - _ENTRIES - layout - probability - {_MARKS, _LIBSVM_LABELS}
     missing = (_ENTRIES | layout | probability) - names
     if unknown or missing:
         raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
@@ -115,6 +128,16 @@ def read_kernel(path, meta, arrays):
     if support.dtype != np.int64 or support.shape != (n_sv,) or (support < 0).any():
         raise bad(f"support_ has dtype {support.dtype} and shape {support.shape}")
     sigmoids = [(name, arrays[name], (n_pairs,)) for name in sorted(probability)]
+    marks = arrays.get(_MARKS)
+    if marks is not None:
+        if kind != "one_class":
+            raise bad(f"{_MARKS} in a {meta.get('estimator')} model (one-class models only)")
+        sigmoids.append((_MARKS, marks, (N_MARKS,)))
+    order = arrays.get(_LIBSVM_LABELS)
+    if order is not None and not (classifies and order.dtype == classes.dtype
+                                  and order.shape == (k,)
+                                  and np.array_equal(np.sort(order), classes)):
+        raise bad(f"{_LIBSVM_LABELS} is not an order of the classes_")
     for name, value, shape in [("dual_coef_", dual_coef, (max(k - 1, 1), n_sv)),
                                ("intercept_", intercept, (n_pairs,))] + sigmoids:
         if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
@@ -161,4 +184,5 @@ def read_kernel(path, meta, arrays):
                      intercept_=intercept, n_features_in_=d,
                      n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), kind=kind,
                      probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
+                     prob_density_marks_=marks, libsvm_labels=order,
                      solver_used_=solver_used, **certificate)

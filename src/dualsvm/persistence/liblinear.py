@@ -32,16 +32,15 @@ needs only w (and rho).
 """
 
 import math
-import os
 
 import numpy as np
 
-from ..data import format_label, short_repr
-from ..exceptions import ModelError, one_line
+from ..data import short_repr
+from ..exceptions import ModelError
 from ..files import atomic_write
 from ..fits import LinearFit, LinearOneClassFit, LinearSVRFit
-from .container import ZIP_MAGIC, read_head
 from .linear import checked_arrays
+from .text import integer_labels, read_model_text
 
 #: LIBLINEAR 2.50's solver_type_table entries that are classifiers.
 LIBLINEAR_CLASSIFIERS = (
@@ -60,22 +59,6 @@ def is_liblinear_text(head):
     """Whether a file's first bytes start like a LIBLINEAR text model."""
     first = head.split(None, 1)[:1]
     return bool(first) and first[0] in {k.encode() for k in _LIBLINEAR_KEYS}
-
-
-def _integer_labels(classes):
-    kind = classes.dtype.kind
-    if kind in "iu" or kind == "b":
-        values = classes.astype(np.int64)
-    elif kind == "f" and np.isfinite(classes).all() and np.all(classes == np.round(classes)):
-        values = classes.astype(np.int64)
-    else:
-        shown = ", ".join(format_label(c) for c in classes[:5])
-        raise ModelError(f"LIBLINEAR model files need integer class labels; this model's "
-                         f"labels are {shown}")
-    info = np.iinfo(np.int32)
-    if values.min() < info.min or values.max() > info.max:
-        raise ModelError("LIBLINEAR model files need class labels within the 32-bit range")
-    return [int(v) for v in values]
 
 
 def _bias_row(params, intercept):
@@ -123,7 +106,7 @@ def export_liblinear(fit, path):
         header = [f"solver_type {solver}", "nr_class 2"]
     else:
         coef, intercept, classes = checked_arrays(fit)
-        labels = _integer_labels(classes)
+        labels = integer_labels(classes, "LIBLINEAR")
         if len(labels) == 2:
             # LIBLINEAR's single w decides for label[0]; ours for classes_[1].
             labels = [labels[1], labels[0]]
@@ -180,23 +163,7 @@ def import_liblinear(path):
     ModelError
         A malformed file.
     """
-    path = os.fspath(path)
-    head = read_head(path)
-    if head.startswith(ZIP_MAGIC):
-        raise ModelError(f"{path}: a zip archive (a dualsvm model file?), not a LIBLINEAR text model")
-
-    def bad(what):
-        return ModelError(f"{path}: not a valid LIBLINEAR model ({what})")
-
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("ascii")
-    except UnicodeDecodeError:
-        raise bad("binary or non-ASCII content") from None
-    except OSError as e:
-        raise ModelError(f"{path}: cannot read ({e.strerror or one_line(e)})") from None
-    if text and not text.endswith("\n"):  # LIBLINEAR ends every line with one
-        raise bad("no newline at the end: a truncated file?")
+    text, bad = read_model_text(path, "LIBLINEAR")
     tokens = text.split()
     header, i = {}, 0
     while True:

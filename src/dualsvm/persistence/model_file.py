@@ -8,6 +8,7 @@ from ..fits import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
 from .container import ZIP_MAGIC, describe, read_container, read_head
 from .kernel import read_kernel, save_kernel
 from .liblinear import import_liblinear, is_liblinear_text
+from .libsvm import import_libsvm, is_libsvm_text
 from .linear import read_linear, read_linear_one_class, read_linear_svr, save_linear, \
     save_linear_one_class, save_linear_svr
 
@@ -40,12 +41,14 @@ def load_fit(path):
 
 
 def load_any_fit(path):
-    """Load a dualsvm model file or a LIBLINEAR text model, detected by content."""
+    """Load a dualsvm model file, a LIBLINEAR or a LIBSVM text model, detected by content."""
     path = os.fspath(path)
     head = read_head(path)
     if head.startswith(ZIP_MAGIC):
         return load_fit(path)
     if is_liblinear_text(head):
         return import_liblinear(path)
-    raise ModelError(f"{path}: neither a dualsvm model file nor a LIBLINEAR model "
+    if is_libsvm_text(head):
+        return import_libsvm(path)
+    raise ModelError(f"{path}: neither a dualsvm model file nor a LIBLINEAR or LIBSVM model "
                      f"({describe(head)})")
