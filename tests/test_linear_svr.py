@@ -239,7 +239,7 @@ def test_command_line_cross_validation_and_refusals(capsys, data_dir):
                           (("-s", 12, "-t", 2), "linear only"),
                           (("-s", 13, "-w1", 2), "-w weighs classes"),
                           (("-s", 12, "--exact-bias"), "--exact-bias"),
-                          (("-s", 12, "-C"), "-C (the search for C) is for classification")):
+                          (("-s", 12, "--c-grid", 1, 2, 2), "--c-grid needs -C")):
         status, _, err = _cli(capsys, "train", *argv, data)
         assert status == 2 and message in err
 

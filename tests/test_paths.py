@@ -415,6 +415,34 @@ def test_find_c_prints_what_liblinear_prints(capfd, data_dir):
     assert float(match.group(1)) == 2.0 ** float(ours[rates.index(max(rates))][6:13])
 
 
+@pytest.mark.parametrize("argv, file, measure", [
+    (["-s", "12"], "housing_scale", "Mean squared error"),
+    (["-s", "13", "-p", "0.5"], "housing_scale", "Mean squared error"),
+    (["-s", "4"], "heart_scale", "Accuracy"),
+    (["-s", "5"], "heart_scale", "Accuracy")])
+def test_find_c_for_every_linear_solver(capsys, data_dir, argv, file, measure):
+    # -C for regression and LIBLINEAR's -s 4 and -s 5 too (LIBLINEAR's -C has -s 0, 2, 11):
+    # solved tightly, the measure printed for the best C is -v's for a cold fit there
+    path = str(data_dir / file)
+    common = [*argv, "-e", "1e-7", "--max-iter", "100000", "--seed", "3", "-q"]
+    assert cli.main(["train", "-C", *common, "--c-grid", "0.01", "100", "9", path]) == 0
+    best = capsys.readouterr().out.splitlines()[-1]
+    C = float(best.split("Best C = ")[1].split()[0])
+    assert cli.main(["train", *common, "-c", repr(C), "-v", "5", path]) == 0
+    printed = capsys.readouterr().out
+    if measure == "Accuracy":
+        assert best.endswith(printed.split("Cross Validation Accuracy = ")[1].split()[0])
+    else:
+        value = float(printed.split("Cross Validation Mean squared error = ")[1].split()[0])
+        assert float(best.split("CV MSE = ")[1]) == pytest.approx(value, rel=1e-4)
+        assert "Best p = %g" % (0.5 if "13" in argv else 0.1) in best
+    assert cli.main(["train", "-C", *argv, "--json", path]) == 0  # LIBLINEAR's own grid
+    summary = json.loads(capsys.readouterr().out)
+    values = summary["accuracy" if measure == "Accuracy" else "mean_squared_error"]
+    k = (np.argmax if measure == "Accuracy" else np.argmin)(values)
+    assert summary["best_C"] == summary["C"][k] and len(summary["C"]) >= 10
+
+
 def test_find_c_grid_trace_json_and_plot(tmp_path, capsys, data_dir):
     path = data_dir / "heart_scale"
     trace = tmp_path / "search.jsonl"
@@ -475,5 +503,16 @@ def test_plot_c_search_draws_the_cv_results(heart):
     svc = SVCCV(Cs=3, gammas=[0.1, 1.0], cv=3).fit(X, y)
     ax, _ = plotting.plot_c_search(svc)
     assert len([line for line in ax.get_lines() if len(line.get_xdata()) == 3]) == 2
-    with pytest.raises(TypeError, match="LinearSVCCV or SVCCV"):
+    with pytest.raises(TypeError, match="plot_c_search takes a fitted"):
         plotting.plot_c_search(LinearSVC())
+    # a regression search: its score (R^2) as it is, the best C the highest
+    from sklearn.model_selection import KFold
+
+    from dualsvm import LinearSVRCV
+
+    regression = LinearSVRCV(Cs=CS, cv=KFold(3), tol=1e-6, max_iter=100_000).fit(
+        X, y.astype(float))
+    ax, _ = plotting.plot_c_search(regression)
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(),
+                               regression.cv_results_["mean_test_score"])
+    assert ax.get_lines()[1].get_xdata()[0] == regression.C_

@@ -161,10 +161,18 @@ def plot_convergence(sources, *, labels=None, x="seconds", y="gap", optimum=None
 
 # ------------------------------------------------------------ the search for C
 
+#: What a search measures, by the key of its trace records or read_c_search's dict:
+#: (axis label, whether higher is better, unit of the title).
+SEARCH_MEASURES = {"accuracy": ("cross-validation accuracy (%)", True, "%"),
+                   "mean_squared_error": ("cross-validation mean squared error", False, ""),
+                   "score": ("mean cross-validation score", True, "")}
+
+
 def read_c_search(path):
-    """Read a ``dualsvm train -C --trace`` file: {'C', 'accuracy', 'fit_seconds'} arrays
-    (accuracy in %, fit seconds summed over the folds)."""
-    rows = []
+    """Read a ``dualsvm train -C --trace`` file: {'C', measure, 'fit_seconds'} arrays,
+    the measure being 'accuracy' (in %, classification) or 'mean_squared_error'
+    (regression), pooled over the folds; fit seconds summed over the folds."""
+    rows, measure = [], None
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, start=1):
             if not line.strip():
@@ -173,15 +181,18 @@ def read_c_search(path):
                 record = json.loads(line)
                 if record.get("search") != "C":
                     raise KeyError("search")
-                rows.append((float(record["C"]), float(record["accuracy"]),
+                key = measure or next(k for k in ("accuracy", "mean_squared_error")
+                                      if k in record)
+                rows.append((float(record["C"]), float(record[key]),
                              float(record["fit_seconds"])))
-            except (ValueError, KeyError, AttributeError, TypeError):
+                measure = key
+            except (ValueError, KeyError, AttributeError, TypeError, StopIteration):
                 raise ValueError(f"{path}, line {number}: not a record of 'dualsvm train -C "
                                  "--trace'") from None
     if not rows:
         raise ValueError(f"{path}: the search trace is empty")
-    C, accuracy, seconds = (np.array(column) for column in zip(*rows))
-    return {"C": C, "accuracy": accuracy, "fit_seconds": seconds}
+    C, values, seconds = (np.array(column) for column in zip(*rows))
+    return {"C": C, measure: values, "fit_seconds": seconds}
 
 
 def is_c_search(path):
@@ -197,15 +208,19 @@ def is_c_search(path):
 
 
 def _search_curves(source):
-    """[(label, C, accuracy %, fit seconds)] of a search: one curve per value of the
-    parameters other than C (SVCCV's gamma)."""
-    if isinstance(source, dict) and "accuracy" in source:
-        return [("", np.asarray(source["C"]), np.asarray(source["accuracy"]),
-                 np.asarray(source["fit_seconds"]))]
+    """(measure, [(label, C, value, fit seconds)]) of a search: one curve per value of
+    the parameters other than C (SVCCV's gamma); the measure a key of
+    :data:`SEARCH_MEASURES` (a classifier's accuracy, scoring's default, in %)."""
+    if isinstance(source, dict) and "fit_seconds" in source:
+        measure = next(k for k in ("accuracy", "mean_squared_error") if k in source)
+        return measure, [("", np.asarray(source["C"]), np.asarray(source[measure]),
+                          np.asarray(source["fit_seconds"]))]
     results = getattr(source, "cv_results_", source)
     if not isinstance(results, dict) or "params" not in results:
-        raise TypeError("plot_c_search takes a fitted LinearSVCCV or SVCCV, its cv_results_, "
-                        "or read_c_search's dict")
+        raise TypeError("plot_c_search takes a fitted LinearSVCCV, LinearSVRCV or SVCCV, its "
+                        "cv_results_, or read_c_search's dict")
+    accuracy = results is source or (getattr(source, "scoring", None) in (None, "accuracy")
+                                     and hasattr(source, "classes_"))
     groups = {}
     for k, params in enumerate(results["params"]):
         rest = tuple(sorted((name, repr(v)) for name, v in params.items() if name != "C"))
@@ -214,52 +229,56 @@ def _search_curves(source):
     for rest, index in groups.items():
         label = ", ".join(f"{name} = {value}" for name, value in rest)
         C = np.array([results["params"][k]["C"] for k in index], dtype=float)
-        curves.append((label, C, 100.0 * np.asarray(results["mean_test_score"])[index],
+        score = np.asarray(results["mean_test_score"])[index]
+        curves.append((label, C, 100.0 * score if accuracy else score,
                        np.asarray(results["mean_fit_time"])[index]))
-    return curves
+    return ("accuracy" if accuracy else "score"), curves
 
 
 def plot_c_search(source, *, ax=None, title=None):
-    """Cross-validation accuracy (left axis) and fit time (right axis) against C.
+    """Cross-validation accuracy or score (left axis) and fit time (right axis) against C.
 
     Parameters
     ----------
-    source : LinearSVCCV, SVCCV, dict
-        A fitted search (its ``cv_results_``: the mean score, shown in %, and the
-        mean fit time of each C on its warm-started path), a ``cv_results_``
-        dict, or :func:`read_c_search`'s dict (pooled accuracy, fit time summed
-        over the folds). One curve per gamma for SVCCV.
+    source : LinearSVCCV, LinearSVRCV, SVCCV, dict
+        A fitted search (its ``cv_results_``: the mean score, shown in % for a
+        classifier's accuracy, and the mean fit time of each C on its warm-started
+        path), a ``cv_results_`` dict (scores shown in %), or :func:`read_c_search`'s
+        dict (pooled accuracy or mean squared error, fit time summed over the folds).
+        One curve per gamma for SVCCV.
     ax : matplotlib Axes, optional
-        Where to draw the accuracy; the fit time goes on ``ax.twinx()``.
+        Where to draw the measure; the fit time goes on ``ax.twinx()``.
     title : str, optional
 
     Returns
     -------
     (matplotlib.axes.Axes, matplotlib.axes.Axes)
-        The accuracy axes and the fit-time axes; each curve is one Line2D on
-        each, and the best C (highest accuracy, the smallest of equal ones) is
-        marked with a vertical line on the first.
+        The measure's axes and the fit-time axes; each curve is one Line2D on
+        each, and the best C (highest accuracy or score, lowest error, the smallest
+        of equal ones) is marked with a vertical line on the first.
     """
-    curves = _search_curves(source)
+    measure, curves = _search_curves(source)
+    axis_label, higher_is_better, unit = SEARCH_MEASURES[measure]
+    name = axis_label.split()[-1] if measure != "accuracy" else "accuracy"
     ax = _new_axes(ax)
     times = ax.twinx()
     best = None
-    for label, C, accuracy, seconds in curves:
-        line, = ax.plot(C, accuracy, marker=".", label=f"accuracy{' ' + label if label else ''}")
+    for label, C, values, seconds in curves:
+        line, = ax.plot(C, values, marker=".", label=f"{name}{' ' + label if label else ''}")
         times.plot(C, seconds, linestyle="--", color=line.get_color(), alpha=0.7,
                    label=f"fit time{' ' + label if label else ''}")
-        k = int(np.argmax(accuracy))
-        if best is None or accuracy[k] > best[1]:
-            best = (C[k], accuracy[k])
+        k = int(np.argmax(values) if higher_is_better else np.argmin(values))
+        if best is None or (values[k] > best[1] if higher_is_better else values[k] < best[1]):
+            best = (C[k], values[k])
     ax.axvline(best[0], color="grey", linestyle=":", linewidth=1)
     for axes in (ax, times):
         axes.set_xscale("log", base=2)
     times.set_yscale("log")
     ax.set_xlabel("C")
-    ax.set_ylabel("cross-validation accuracy (%)")
+    ax.set_ylabel(axis_label)
     times.set_ylabel("fit time (s, dashed)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.set_title(title or f"best C = {best[0]:g}: {best[1]:.4g}%", fontsize="medium")
+    ax.set_title(title or f"best C = {best[0]:g}: {best[1]:.4g}{unit}", fontsize="medium")
     if len(curves) > 1:
         ax.legend(fontsize="small")
     return ax, times

@@ -227,11 +227,14 @@ def build_parser():
                        action=_Given, help="cost C > 0 (default 1); with -C: the first C tried")
     train.add_argument("-C", dest="find_C", action="store_true",
                        help="find the best C by cross validation over a warm-started path "
-                            "(-v folds, default 5), like LIBLINEAR's -C; writes no model")
+                            "(-v folds, default 5), like LIBLINEAR's -C, for every linear "
+                            "solver (-s 1, 3, 4, 5: accuracy; -s 12, 13: mean squared error "
+                            "at the -p given); writes no model")
     train.add_argument("--c-grid", nargs=3, metavar=("START", "END", "STEPS"),
                        type=number(float, "--c-grid value", 0.0, True),
                        help="-C: STEPS values of C log-spaced from START to END (default: "
-                            "LIBLINEAR's, powers of 2 from a data-dependent start up to 1024)")
+                            "LIBLINEAR's, powers of 2 from a data-dependent start up to 1024; "
+                            "2^20 for regression)")
     train.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,
                        help="stopping tolerance (LIBLINEAR's -e; default 0.1)")
     train.add_argument("-B", dest="bias", type=number(float, "bias"), default=None,

@@ -7,7 +7,6 @@ Kernel options send ``train`` to :mod:`.train_kernel`, a dataset directory to
 for the kind of training it selects or is refused with a one-line usage error
 naming it."""
 
-import math
 import sys
 import time
 
@@ -22,8 +21,9 @@ from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, line
     model_path, refuse_given
 from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, LIBLINEAR_TYPES, PROG, \
     CommandError, UsageError, refuse
-from .outputs import check_writable, write_error
+from .outputs import check_writable
 from .report import Reporter
+from .search import MAX_C, cross_validation_folds, find_C, search_grid, start_C
 
 
 #: LIBLINEAR's default -e of -s 5 (the others': :data:`dualsvm.constants.LIBLINEAR_TOL`).
@@ -48,9 +48,6 @@ def run(args):
         if args.exact_bias:
             raise refuse("--exact-bias", f"does not apply to -s {args.solver}: its bias is "
                                          "LIBLINEAR's -B (an augmented feature) or none")
-        if args.find_C:
-            raise refuse("-C", f"does not apply to -s {args.solver}; the search for C trains "
-                               "-s 1 and -s 3")
     if args.c_grid is not None and not args.find_C:
         raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
     if args.find_C and args.given_C and args.c_grid is not None:
@@ -86,7 +83,11 @@ def run(args):
     common = {"data": args.file, "solver": solver, "n_samples": int(X.shape[0]),
               "n_features": int(X.shape[1])}
     if args.find_C:
-        return _find_C(args, params, X, y, report, common)
+        from ..linear_svc import LinearSVC  # scikit-learn (1.5 s): only -v and -C pay for it
+
+        bias = intercept_scaling if fit_intercept and not args.exact_bias else 0.0
+        Cs = search_grid(args, start_C(X, X.shape[0], bias), MAX_C)
+        return find_C(args, LinearSVC(**params), X, y, report, common, Cs)
     if args.folds is not None:
         return _cross_validate(args, params, X, y, report, common)
 
@@ -133,115 +134,3 @@ def _cross_validate(args, params, X, y, report, common):
     else:
         print("Cross Validation Accuracy = %g%%" % accuracy)
     return 0
-
-
-def cross_validation_folds(folds, n, seed, report):
-    """(train, test) index arrays of the -v folds: a seeded permutation cut in
-    ``folds`` nearly equal parts (leave-one-out, with a warning, beyond n)."""
-    if folds > n:
-        report.warn(f"{folds} folds > {n} samples; using {n} folds (leave-one-out)")
-        folds = n
-    order = np.random.default_rng(seed).permutation(n)
-    return [(np.setdiff1d(order, test), test) for test in np.array_split(order, folds)]
-
-
-#: LIBLINEAR's -C: the largest C it tries, and its folds without -v.
-MAX_C = 1024.0
-SEARCH_FOLDS = 5
-
-
-def start_C(X, n_samples, bias):
-    """LIBLINEAR's first C of -C for the L2-loss SVC: 1 / (2 l max_i ||x_i||^2), rounded
-    down to a power of 2 (with -B, the bias feature counts in ||x_i||^2); used for
-    both losses."""
-    squares = np.asarray(X.multiply(X).sum(axis=1)).ravel() if hasattr(X, "multiply") \
-        else np.einsum("ij,ij->i", X, X)
-    largest = float(squares.max(initial=0.0)) + bias * bias
-    if largest <= 0.0:
-        return 1.0
-    return 2.0 ** math.floor(math.log2(1.0 / (2.0 * n_samples * largest)))
-
-
-def search_grid(args, X, params):
-    """The C values -C tries: --c-grid's, else LIBLINEAR's (from -c or :func:`start_C`,
-    doubling up to 1024)."""
-    if args.c_grid is not None:
-        first, last, steps = args.c_grid
-        if steps != int(steps) or steps < 1:
-            raise refuse("--c-grid", f"STEPS must be a whole number >= 1, got {steps:g}")
-        if last < first or (last == first and steps > 1) or (last > first and steps < 2):
-            raise refuse("--c-grid", f"needs START < END and STEPS >= 2 (or START = END and "
-                         f"STEPS = 1), got {first:g} {last:g} {steps:g}")
-        return np.logspace(math.log2(first), math.log2(last), int(steps), base=2.0)
-    bias = params["intercept_scaling"] if params["fit_intercept"] and \
-        params["intercept_mode"] == "augmented" else 0.0
-    C = args.C if args.given_C else start_C(X, X.shape[0], bias)
-    grid = [C]
-    while grid[-1] * 2.0 <= MAX_C:
-        grid.append(grid[-1] * 2.0)
-    return np.array(grid)
-
-
-def _find_C(args, params, X, y, report, common):
-    """LIBLINEAR's -C: cross-validation accuracy over a warm-started path of C per
-    fold (:func:`dualsvm.selection.fold_path_scores`), its output lines, the best C."""
-    import json
-    import warnings
-
-    # the estimators import scikit-learn (about 1.5 s): only -v and -C pay for it
-    from ..linear_svc import LinearSVC
-    from ..selection import fold_path_scores
-
-    n = X.shape[0]
-    folds = cross_validation_folds(args.folds or SEARCH_FOLDS, n, args.seed, report)
-    Cs = search_grid(args, X, params)
-    print(f"Doing parameter search with {len(folds)}-fold cross validation.",
-          file=report.stream)
-    estimator = LinearSVC(**params)
-    correct = np.zeros(len(Cs))
-    fit_seconds = np.zeros(len(Cs))
-    epochs = np.zeros(len(Cs), dtype=np.int64)
-    start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for fold, (train, test) in enumerate(folds, start=1):
-            try:
-                scores, seconds, _, iterations = fold_path_scores(
-                    estimator, X, y, None, train, test, Cs, _accuracy)
-            except ValueError as e:
-                raise CommandError(f"cross validation fold {fold}: {e}") from None
-            except KeyboardInterrupt:
-                print(f"{PROG}: the search for C was interrupted", file=sys.stderr)
-                return 130
-            correct += scores * len(test)  # pooled over the folds, as LIBLINEAR counts
-            fit_seconds += seconds
-            epochs += iterations
-    for message in sorted({str(w.message) for w in caught}):
-        report.warn(message)
-    rates = 100.0 * correct / n
-    for C, rate in zip(Cs, rates):
-        report(f"log2c={math.log2(C):7.2f}\trate={rate:g}")
-    best = int(np.argmax(rates))  # the first best: the smallest C, as LIBLINEAR keeps it
-    seconds = time.perf_counter() - start
-    if args.trace:
-        try:
-            with open(args.trace, "w", encoding="utf-8") as f:
-                for k, C in enumerate(Cs):
-                    f.write(json.dumps({"search": "C", "C": float(C), "accuracy": float(rates[k]),
-                                        "fit_seconds": float(fit_seconds[k]),
-                                        "epochs": int(epochs[k])}) + "\n")
-        except OSError as e:
-            raise write_error(args.trace, "trace file", e) from None
-    if report.json_summary:
-        report.summary({**common, "cross_validation_folds": len(folds), "best_C": float(Cs[best]),
-                        "cross_validation_accuracy": float(rates[best]),
-                        "C": Cs.tolist(), "accuracy": rates.tolist(),
-                        "fit_seconds": fit_seconds.tolist(), "seconds": seconds})
-    else:
-        print("Best C = %g  CV accuracy = %g%%" % (Cs[best], rates[best]))
-    return 0
-
-
-def _accuracy(model, X, y):
-    """The fraction of rows ``model`` predicts right (the scorer of -C)."""
-    return float(np.mean(model.predict(X) == y))

@@ -14,7 +14,7 @@ from ..persistence.linear import save_linear_one_class
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, model_path, refuse_given
 from .parser import PROG, CommandError, UsageError, refuse
 from .report import Reporter
-from .train import cross_validation_folds
+from .search import cross_validation_folds
 
 #: LIBLINEAR's default -n.
 DEFAULT_NU = 0.5

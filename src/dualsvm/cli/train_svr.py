@@ -9,10 +9,11 @@ import numpy as np
 from ..data import read_svmlight
 from ..linear_training import fit_linear_svr
 from ..persistence.linear import save_linear_svr
-from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, augmented_bias, model_path, \
-    refuse_given
+from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, model_path, refuse_given
+from .outputs import check_writable
 from .parser import LIBLINEAR_TYPES, CommandError, refuse
 from .report import Reporter
+from .search import MAX_C_REGRESSION, find_C, search_grid, start_C
 
 #: LIBLINEAR's default -p.
 DEFAULT_TUBE = 0.1
@@ -26,11 +27,19 @@ def run(args):
                  "is for classification; LIBLINEAR's regression has the -B bias only")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
-    refuse_given(args, SEARCH_FLAGS, "(the search for C) is for classification (-s 1, -s 3)")
-    if args.folds is not None and args.trace:
+    if args.c_grid is not None and not args.find_C:
+        raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
+    if args.find_C and args.given_C and args.c_grid is not None:
+        raise refuse("-c", "and --c-grid both set where -C starts; give one of them")
+    if args.find_C and args.model is not None:
+        raise refuse("MODEL", f"({args.model}) is not written by -C: the search for C "
+                              "writes no model; train again with -c BEST_C")
+    if args.folds is not None and args.trace and not args.find_C:
         raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
-    report = Reporter(args.quiet, args.json, args.trace)
-    path = None if args.folds is not None else model_path(args)
+    report = Reporter(args.quiet, args.json, None if args.find_C else args.trace)
+    path = None if args.folds is not None or args.find_C else model_path(args)
+    if args.find_C and args.trace:
+        check_writable(args.trace, "trace file")
     report.check_outputs(path)
     X, y = read_svmlight(args.file)
     fit_intercept, intercept_scaling = augmented_bias(args)
@@ -38,12 +47,19 @@ def run(args):
         epsilon=DEFAULT_TUBE if args.epsilon is None else args.epsilon, tol=args.tol, C=args.C,
         loss=LIBLINEAR_TYPES[args.solver], fit_intercept=fit_intercept,
         intercept_scaling=intercept_scaling, dual="auto",
-        verbose=0 if args.quiet or args.folds else 2, random_state=args.seed,
+        verbose=0 if args.quiet or args.folds or args.find_C else 2, random_state=args.seed,
         max_iter=args.max_iter, gap_tol=args.gap_tol, time_limit=args.time_limit,
         shrinking=not args.no_shrinking, shuffle=not args.cyclic, warm_start=False,
         callback=None, monitor=True if args.trace else None)
     common = {"data": args.file, "solver": f"dcd-svr-l{2 if args.solver == 12 else 1}",
               "n_samples": int(X.shape[0]), "n_features": int(X.shape[1])}
+    if args.find_C:
+        from ..linear_svr import LinearSVR  # scikit-learn (1.5 s): only -C pays for it
+
+        first = start_C(X, X.shape[0], intercept_scaling if fit_intercept else 0.0,
+                        params["epsilon"], y)
+        Cs = search_grid(args, first, MAX_C_REGRESSION)
+        return find_C(args, LinearSVR(**params), X, y, report, common, Cs)
     cost = np.full(X.shape[0], float(args.C))
     if args.folds is not None:
         return _cross_validate(args, params, X, y, cost, report, common)
