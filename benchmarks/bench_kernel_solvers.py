@@ -29,7 +29,7 @@ iterations, kernel evaluations, threads and CPU / wall.
 
 Run from the repository root (``pip install -e .[bench,plot]``), under the lock::
 
-    flock /tmp/dualsvm-bench.lock python benchmarks/bench_kernel_solvers.py --time-limit 30
+    flock -x /tmp/dualsvm-cpu.lock python benchmarks/bench_kernel_solvers.py --time-limit 30
     python benchmarks/bench_kernel_solvers.py --quick --output-dir /tmp/ks   # smoke test
 """
 

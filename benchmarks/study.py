@@ -43,7 +43,7 @@ resolved.
 Run from the repository root (``pip install -e .[bench]`` first), under the lock
 that keeps benchmarks from overlapping::
 
-    flock /tmp/dualsvm-bench.lock python benchmarks/study.py            # about 12 min
+    flock -x /tmp/dualsvm-cpu.lock python benchmarks/study.py            # about 12 min
     python benchmarks/study.py --quick --output-dir /tmp/study           # smoke test
 
 Writes ``benchmarks/results/study.json`` (every record), ``study.md`` (tables)
