@@ -24,6 +24,15 @@ x_ij^2) d^2 (the loss's curvature is at most 2 C_i x_ij^2), which accepts most
 steps without touching b; otherwise it updates b and evaluates the loss over
 column j's rows. After 20 failed halvings b is recomputed from w (rounding).
 
+Speed: the column walks are what a pass costs, and whether b_i > 0 (row i inside
+the margin) is a coin toss to the branch predictor. So they take every entry and
+weigh it by a select between values already loaded, ``c if b_i > 0 else 0.0``
+(c = C_i, or C_i x_ij), which LLVM compiles without a branch, instead of branching
+around its terms: the same sums, bit for bit (a term of weight 0 adds +-0), and
+passes 1.5 to 4 times faster (a9a: 2.3 ms to 0.55 ms per pass; w8a, where most
+steps evaluate the loss: 1.5 ms to 1.0 ms). A select whose arm computes or loads
+(``C_i * x if b_i > 0 else 0.0``) LLVM turns back into a branch: half the gain.
+
 Columns come as CSC of y_i x_ij (``col_data``, ``col_rows``, ``col_ptr``), the
 augmented bias feature, when there is one, as the last column.
 """
@@ -56,11 +65,11 @@ def pcd_pass(col_data, col_rows, col_ptr, cost, col_sq, w, b, index, active_size
         for p in range(start, end):
             r = np.uint64(col_rows[p])
             br = b[r]
-            if br > 0.0:
-                v = col_data[p]
-                t = cost[r] * v
-                g_loss -= t * br
-                h += t * v
+            v = col_data[p]
+            t = cost[r] * v
+            t = t if br > 0.0 else 0.0  # rows outside the margin: a select (docstring)
+            g_loss -= t * br
+            h += t * v
         g_loss *= 2.0
         h *= 2.0
         wj = w[j]
@@ -114,14 +123,22 @@ def pcd_pass(col_data, col_rows, col_ptr, cost, col_sq, w, b, index, active_size
                     b[np.uint64(col_rows[p])] += d_diff * col_data[p]
                 break
             loss_new = 0.0
-            for p in range(start, end):
-                r = np.uint64(col_rows[p])
-                if searches == 0 and b[r] > 0.0:
-                    loss_old += cost[r] * b[r] * b[r]
-                b_new = b[r] + d_diff * col_data[p]
-                b[r] = b_new
-                if b_new > 0.0:
-                    loss_new += cost[r] * b_new * b_new
+            if searches == 0:  # the loss before the step too, in the same walk
+                for p in range(start, end):
+                    r = np.uint64(col_rows[p])
+                    br = b[r]
+                    c = cost[r]
+                    b_new = br + d_diff * col_data[p]
+                    b[r] = b_new
+                    loss_old += (c if br > 0.0 else 0.0) * br * br
+                    loss_new += (c if b_new > 0.0 else 0.0) * b_new * b_new
+            else:
+                for p in range(start, end):
+                    r = np.uint64(col_rows[p])
+                    c = cost[r]
+                    b_new = b[r] + d_diff * col_data[p]
+                    b[r] = b_new
+                    loss_new += (c if b_new > 0.0 else 0.0) * b_new * b_new
             cond = cond + loss_new - loss_old
             if cond <= 0.0:
                 break
