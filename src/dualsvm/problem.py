@@ -309,13 +309,15 @@ class DualProblem(BoxDual, LinearRows):
         slack = np.maximum(0.0, 1.0 - self.y * decision)
         return self.C * ((slack > 0) if self.loss == "hinge" else 2.0 * slack)
 
-    def evaluate_primal(self, w):
+    def evaluate_primal(self, w, decision=None):
         """Certificate of a primal point: (primal, dual, relative gap, dual point).
 
         The dual value is that of :meth:`dual_point`, so P(w) - D >= P(w) - P*:
-        the gap bounds the suboptimality of w.
+        the gap bounds the suboptimality of w. ``decision``: its w'x_i when the
+        caller keeps them.
         """
-        decision = self.decision(w)
+        if decision is None:
+            decision = self.decision(w)
         alpha = self.dual_point(decision)
         primal = self.primal(w, 0.0, decision)
         dual = self.dual(alpha, self.weights(alpha))
