@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from .._random import shuffle_prefix
-from .._rows import AHEAD, prefetch, prefetch_row, prefetch_row_start
+from .._rows import AHEAD, prefetch, prefetch_ahead
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -126,17 +126,11 @@ def cs_epoch(data, indices, indptr, bias, cost, q_diag, alpha, W, index, active_
     rows = (data, indices, indptr)
     while s < active_size:
         # the rows of later steps, to hide their cache misses (:mod:`dualsvm._rows`)
+        prefetch_ahead(rows, index, s, active_size, (q_diag, cost))
         if s + 2 * AHEAD < active_size:
-            j = index[s + 2 * AHEAD]
-            prefetch_row_start(rows, j)
-            prefetch(alpha, j * k)  # (n, k) arrays: row j starts at flat position j k
-            prefetch(class_index, j * k)
-            prefetch(q_diag, j)
-            prefetch(cost, j)
-            prefetch(n_active, j)
-            prefetch(y_pos, j)
-        if s + AHEAD < active_size:
-            prefetch_row(rows, np.uint64(index[s + AHEAD]))
+            j = index[s + 2 * AHEAD] * k  # (n, k) arrays: row j starts at flat position j k
+            prefetch(alpha, j)
+            prefetch(class_index, j)
         i = index[s]
         A = q_diag[i]
         if A <= 0.0:  # an empty row (no bias): its variables do not change w
