@@ -25,11 +25,15 @@ def hessian_product(rows, inside, cost, s, bias, out):
 
 
 @njit(cache=True, nogil=True)
-def add_rows_of(rows, inside, scales, out, bias):
-    """out += sum_k scales[k] x_i over the rows i = inside[k] (the augmented feature
-    included): the gradient's X_I' v, and with squared entries the Hessian's diagonal."""
+def gradient_terms(rows, squared_rows, inside, scales, cost, bias, out, diagonal):
+    """Over the rows i = inside[k]: out += sum_k scales[k] x_i (the gradient's X_I' v) and
+    diagonal += sum_k cost[i] x_i^2 (the Hessian's diagonal, from ``squared_rows``, the
+    entries squared), the augmented feature included; one loop for both, so the row's
+    indices are read once."""
     for k in range(inside.shape[0]):
-        row_axpy(rows, np.uint64(inside[k]), scales[k], out, bias)
+        i = np.uint64(inside[k])
+        row_axpy(rows, i, scales[k], out, bias)
+        row_axpy(squared_rows, i, cost[i], diagonal, bias * bias)
 
 
 @njit(cache=True, nogil=True)

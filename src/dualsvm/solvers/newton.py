@@ -27,7 +27,7 @@ the problem's ``evaluate_primal`` (the dual point of the margins).
 
 import numpy as np
 
-from ._newton_kernels import add_rows_of, hessian_product, loss_along
+from ._newton_kernels import gradient_terms, hessian_product, loss_along
 from .primal_cd import primal_tolerance
 
 #: LIBLINEAR's constants: the preconditioner's mixing, the CG tolerance cap, the
@@ -71,14 +71,17 @@ class NewtonCG:
         return len(self.inside)
 
     def _gradient(self, decision):
-        """g = grad P(w) at the decisions X w; sets ``inside``, the rows of I."""
+        """g = grad P(w) at the decisions X w, and the diagonal of the Hessian there
+        (``hessian_diagonal``); sets ``inside``, the rows of I."""
         p = self.problem
         margins = p.y * decision
         inside = self.inside = np.flatnonzero(margins < 1.0)
-        g = np.zeros(p.n_weights)
-        add_rows_of(p.rows, inside, p.C[inside] * p.y[inside] * (margins[inside] - 1.0), g,
-                    p.augmented_value)
+        g, diagonal = np.zeros(p.n_weights), np.zeros(p.n_weights)
+        gradient_terms(p.rows, self._squared_rows, inside,
+                       p.C[inside] * p.y[inside] * (margins[inside] - 1.0), p.C,
+                       p.augmented_value, g, diagonal)
         self.g = self.w + 2.0 * g
+        self.hessian_diagonal = 1.0 + 2.0 * diagonal
 
     def _violation(self):
         return float(np.linalg.norm(self.g)) / self.gnorm0 if self.gnorm0 > 0 else 0.0
@@ -89,11 +92,7 @@ class NewtonCG:
         return d + 2.0 * out
 
     def _preconditioner(self):
-        p = self.problem
-        diag = np.zeros(p.n_weights)
-        add_rows_of(self._squared_rows, self.inside, p.C[self.inside], diag,
-                    p.augmented_value ** 2)
-        return (1.0 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * (1.0 + 2.0 * diag)
+        return (1.0 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * self.hessian_diagonal
 
     def _conjugate_gradient(self, M):
         """The Newton direction s of H s = -g, LIBLINEAR's stopping rule for CG."""
