@@ -1,5 +1,5 @@
-"""dualsvm.LinearSVC's Crammer-Singer (-s 4) and L1-regularised (-s 5) solvers against
-LIBLINEAR 2.50 and scikit-learn's LinearSVC, in one run.
+"""dualsvm.LinearSVC's Crammer-Singer (-s 4), L1-regularised (-s 5) and primal L2 (-s 2)
+solvers against LIBLINEAR 2.50 and scikit-learn's LinearSVC, in one run.
 
 * ``multi_class='crammer_singer'`` vs LIBLINEAR ``-s 4``: the sequential dual method
   (Keerthi et al., KDD 2008), LIBLINEAR's stopping rule at eps (the largest
@@ -238,8 +238,8 @@ def main():
 def markdown(results):
     s = results["settings"]
     lines = [
-        "# dualsvm.LinearSVC -s 4 (Crammer-Singer) and -s 5 (L1-regularised) vs LIBLINEAR "
-        "2.50 vs scikit-learn's LinearSVC",
+        "# dualsvm.LinearSVC -s 4 (Crammer-Singer), -s 5 (L1-regularised) and -s 2 "
+        "(dual=False) vs LIBLINEAR 2.50 vs scikit-learn's LinearSVC",
         "",
         f"Command: `{results['command']}`  ",
         f"Date: {results['date']}  ",
