@@ -1,5 +1,5 @@
-"""dualsvm.LinearSVC's Crammer-Singer (-s 4) and L1-regularised (-s 5) solvers against
-LIBLINEAR 2.50 and scikit-learn's LinearSVC, in one run.
+"""dualsvm.LinearSVC's Crammer-Singer (-s 4), L1-regularised (-s 5) and primal L2 (-s 2)
+solvers against LIBLINEAR 2.50 and scikit-learn's LinearSVC, in one run.
 
 * ``multi_class='crammer_singer'`` vs LIBLINEAR ``-s 4``: the sequential dual method
   (Keerthi et al., KDD 2008), LIBLINEAR's stopping rule at eps (the largest
@@ -8,7 +8,12 @@ LIBLINEAR 2.50 and scikit-learn's LinearSVC, in one run.
 * ``penalty='l1', dual=False`` vs LIBLINEAR ``-s 5``: coordinate descent with a
   one-dimensional Newton direction and line search (Yuan et al., JMLR 2010),
   LIBLINEAR's rule (summed violations at most eps * max(min(#pos, #neg), 1) / l
-  times the first pass's), at most 1000 passes (LIBLINEAR's fixed cap for -s 5).
+  times the first pass's), at most 1000 passes (LIBLINEAR's fixed cap for -s 5);
+* ``dual=False`` (the L2 penalty) vs LIBLINEAR ``-s 2``, which scikit-learn's
+  ``dual=False`` also runs: LIBLINEAR's Newton method with preconditioned conjugate
+  gradients and line search, its rule (||grad P(w)|| at most eps * max(min(#pos,
+  #neg), 1) / l times ||grad P(0)||), at most 1000 Newton iterations. Deterministic:
+  the same iterations for all three, rounding apart.
 
 C = 1, ``-B 1`` (regularised bias). The iteration counts depend on the random order
 (between 39 and 84 passes for -s 5 on a9a at eps 0.01 over dualsvm's seeds 0-7), and
@@ -23,7 +28,7 @@ function (:class:`dualsvm.problem.CrammerSingerProblem` / ``L1RegularizedProblem
 Data: digits (scikit-learn's, 1797 x 64, scaled to [0, 1]); digits9, digits with its
 8 one-pixel translations (16173 x 64, as "virtual examples" are made); a9a-4, a9a
 (32561 x 123, sparse) with 4 classes: its label and whether feature 41 is on; for
--s 5: a9a and w8a.
+-s 5 and -s 2: a9a and w8a.
 
 Run from the repository root::
 
@@ -46,14 +51,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
-from dualsvm.problem import CrammerSingerProblem, L1RegularizedProblem
+from dualsvm.problem import CrammerSingerProblem, DualProblem, L1RegularizedProblem
 
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
                     machine, machine_lines, thread_pools)
 
 C, BIAS, SEED = 1.0, 1.0, 0
-MAX_ITER = {4: 100_000, 5: 1000}  # LIBLINEAR 2.50's caps
-EPSILONS = {4: (0.1, 0.01), 5: (0.01, 0.001)}  # its default -e, and ten times tighter
+MAX_ITER = {4: 100_000, 5: 1000, 2: 1000}  # LIBLINEAR 2.50's caps
+# its default -e, and ten times tighter
+EPSILONS = {4: (0.1, 0.01), 5: (0.01, 0.001), 2: (0.01, 0.001)}
+#: Issue 14's solvers, the overall median's rows (-s 2 has its own).
+ISSUE_14 = (4, 5)
 
 
 def digits(shifted=False):
@@ -81,8 +89,10 @@ def svmlight(name):
 
 DATASETS = {4: {"digits": lambda: digits(), "digits9": lambda: digits(True),
                 "a9a-4": a9a_four_classes},
-            5: {"a9a": svmlight("a9a.bz2"), "w8a": svmlight("w8a.bz2")}}
-PARAMS = {4: {"multi_class": "crammer_singer"}, 5: {"penalty": "l1", "dual": False}}
+            5: {"a9a": svmlight("a9a.bz2"), "w8a": svmlight("w8a.bz2")},
+            2: {"a9a": svmlight("a9a.bz2"), "w8a": svmlight("w8a.bz2")}}
+PARAMS = {4: {"multi_class": "crammer_singer"}, 5: {"penalty": "l1", "dual": False},
+          2: {"penalty": "l2", "dual": False}}
 
 
 def fit_liblinear(X, y, solver, eps):
@@ -101,7 +111,9 @@ def fit_liblinear(X, y, solver, eps):
         W = W if labels[0] == np.unique(y)[1] else -W
     else:
         W = W[:, np.argsort(labels)]
-    iterations = max(int(n) for n in re.findall(r"#iter = (\d+)", out.text))
+    # -s 4 and -s 5 print "#iter = N", the Newton method of -s 2 a line "iter N ..." each
+    pattern = r"^iter +(\d+)" if solver == 2 else r"#iter = (\d+)"
+    iterations = max((int(n) for n in re.findall(pattern, out.text, re.MULTILINE)), default=0)
     return {**clock.timing, "W": W, "n_iter": iterations}
 
 
@@ -158,10 +170,11 @@ def objective(X, y, solver, W):
         return problem.primal(W)
     total = 0.0
     targets = [classes[1]] if len(classes) == 2 else classes
+    problem_class = L1RegularizedProblem if solver == 5 else DualProblem
     for k, label in enumerate(targets):
         signs = np.where(y == label, 1.0, -1.0)
-        problem = L1RegularizedProblem(X, signs, np.full(len(y), C), "squared_hinge",
-                                       "augmented", BIAS)
+        problem = problem_class(X, signs, np.full(len(y), C), "squared_hinge", "augmented",
+                                BIAS)
         total += problem.primal(W[:, k])
     return total
 
@@ -206,12 +219,14 @@ def main():
         "%Y-%m-%d %H:%M UTC"), "machine": m, "threads": thread_pools(),
         "settings": {"C": C, "bias": BIAS, "repeats": repeats, "max_iter": MAX_ITER,
                      "random_state": SEED},
-        "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows),
+        "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows
+                                                        if r["solver"] in ISSUE_14),
         "median_ratio_by_solver": {s: statistics.median(r["ratio"] for r in rows
                                                         if r["solver"] == s)
                                    for s in sorted({r["solver"] for r in rows})},
         "median_ratio_per_iteration": statistics.median(r["ratio_per_iteration"]
-                                                        for r in rows),
+                                                        for r in rows
+                                                        if r["solver"] in ISSUE_14),
         "load_average_at_end": [round(v, 2) for v in os.getloadavg()]}
     if args.quick:
         return
@@ -223,8 +238,8 @@ def main():
 def markdown(results):
     s = results["settings"]
     lines = [
-        "# dualsvm.LinearSVC -s 4 (Crammer-Singer) and -s 5 (L1-regularised) vs LIBLINEAR "
-        "2.50 vs scikit-learn's LinearSVC",
+        "# dualsvm.LinearSVC -s 4 (Crammer-Singer), -s 5 (L1-regularised) and -s 2 "
+        "(dual=False) vs LIBLINEAR 2.50 vs scikit-learn's LinearSVC",
         "",
         f"Command: `{results['command']}`  ",
         f"Date: {results['date']}  ",
@@ -232,10 +247,10 @@ def markdown(results):
         f"Threads: {results['threads']}  ",
         f"Settings: C = {s['C']}, -B {s['bias']} (regularised bias), best of {s['repeats']} "
         "interleaved fits, LIBLINEAR's stopping rule at eps and its iteration caps (-s 4: "
-        "100000, -s 5: 1000) for all three; each timed from the same CSR matrix, conversion "
-        "included. Primal objective: -s 4 Crammer and Singer's; -s 5 summed over the "
-        "one-vs-rest problems. Run under an exclusive CPU lock (no other benchmark or test "
-        "at the same time).",
+        "100000, -s 5 and -s 2: 1000) for all three; each timed from the same CSR matrix, "
+        "conversion included. Primal objective: -s 4 Crammer and Singer's; -s 5 and -s 2 "
+        "summed over the one-vs-rest problems. Run under an exclusive CPU lock (no other "
+        "benchmark or test at the same time).",
         "",
         "| -s | dataset | n x d (classes) | eps | dualsvm s | LIBLINEAR s | sklearn s "
         "| dualsvm / LL | per iteration | iterations dualsvm / LL / sklearn | primal dualsvm "
@@ -257,10 +272,11 @@ def markdown(results):
             f"{its(sk)} | {d['primal']:.10g} | "
             f"{ll['primal']:.10g} | {sk['primal']:.10g} |")
     by = results["median_ratio_by_solver"]
-    lines += ["", f"Median dualsvm / LIBLINEAR time ratio: **{results['median_ratio']:.2f}** "
-              f"(-s 4: {by[4]:.2f}, -s 5: {by[5]:.2f}); per iteration (time ratio x LIBLINEAR's "
-              f"iterations / dualsvm's): **{results['median_ratio_per_iteration']:.2f}**. "
-              "`*`: stopped at the iteration cap."]
+    lines += ["", f"Median dualsvm / LIBLINEAR time ratio over -s 4 and -s 5: "
+              f"**{results['median_ratio']:.2f}** (-s 4: {by[4]:.2f}, -s 5: {by[5]:.2f}); per "
+              f"iteration (time ratio x LIBLINEAR's iterations / dualsvm's): "
+              f"**{results['median_ratio_per_iteration']:.2f}**. -s 2 (dual=False): "
+              f"**{by[2]:.2f}**. `*`: stopped at the iteration cap."]
     return "\n".join(lines) + "\n"
 
 

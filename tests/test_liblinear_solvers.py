@@ -230,6 +230,22 @@ def test_primal_l2_equals_dual_and_liblinear(load, fit_intercept):
     assert primal_model.gap_[0] <= 1e-6
 
 
+@pytest.mark.parametrize("eps", [1e-2, 1e-4])
+@pytest.mark.parametrize("name", ["heart_scale", "iris"])
+def test_primal_l2_is_liblinears_newton_method(load, name, eps):
+    # the same algorithm and stopping rule: the same Newton iterations (the largest
+    # over the one-vs-rest problems) and the same model, rounding apart
+    X, y = load(name) if name == "heart_scale" else MULTICLASS[name]
+    model = fit(X, y, dual=False, tol=eps)
+    _, printed, W = liblinear_train(X, y, f"-s 2 -e {eps} -B 1")
+    iterations = [int(n) for n in re.findall(r"^iter +(\d+)", printed, re.MULTILINE)]
+    assert model.n_iter_ == max(iterations)
+    if W.shape[1] == 1:  # LIBLINEAR's w decides for its first label
+        W = W if np.unique(y)[1] == y[0] else -W
+    ours = np.vstack([model.coef_.T, model.intercept_[None, :]])
+    np.testing.assert_allclose(ours, W, rtol=1e-7, atol=1e-9)
+
+
 # --- scikit-learn's combinations ----------------------------------------------------
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

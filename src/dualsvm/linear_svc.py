@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .base import FitMixin
 from .constants import LOSSES
 from .fits import LinearFit
-from .linear_training import CRAMMER_SINGER, PRIMAL_CD_TYPES, PRIMAL_SOLVERS, WarmStart, \
+from .linear_training import CRAMMER_SINGER, LIBLINEAR_PRIMAL_TYPES, PRIMAL_SOLVERS, WarmStart, \
     bias_mode, fit_linear, linear_path, solver_type, stacked_weights
 from .validation import canonical, sample_costs, training_data
 
@@ -59,12 +59,13 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
     dual : 'auto' or bool, default='auto'
         Solve the dual (True) or the primal (False). Allowed combinations are
         scikit-learn's: the hinge loss needs dual=True; penalty='l1' needs
-        dual=False. dual=False with the squared hinge and penalty='l2' is served
-        by primal coordinate descent (scikit-learn uses LIBLINEAR's Newton method
-        ``-s 2``; the optimum is the same) with the stopping rule of
-        ``penalty='l1'``. 'auto' takes the dual whenever the combination has one
-        (dualsvm's fast path), else the primal; unlike scikit-learn it does not
-        switch to the primal when n_samples > n_features.
+        dual=False. dual=False with the squared hinge and penalty='l2' is served,
+        as in scikit-learn, by LIBLINEAR's Newton method ``-s 2``
+        (:mod:`dualsvm.solvers.newton`; the optimum is that of the dual), ``tol``
+        being its ``-e``: stop when ||grad P(w)|| falls to tol * max(min(#pos,
+        #neg), 1) / n times ||grad P(0)||. 'auto' takes the dual whenever the
+        combination has one (dualsvm's fast path), else the primal; unlike
+        scikit-learn it does not switch to the primal when n_samples > n_features.
     multi_class : {'ovr', 'crammer_singer'}, default='ovr'
         'ovr': one binary problem per class (one for two classes).
         'crammer_singer': one joint problem over all classes (Crammer and Singer;
@@ -108,7 +109,8 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
     gap_tol : float or None, default=None
         Also stop once the relative duality gap (P - D) / P is at most this.
     max_iter : int, default=1000
-        Maximum number of epochs (passes over the active variables).
+        Maximum number of epochs (passes over the active variables; with dual=False
+        and penalty='l2', Newton iterations).
     time_limit : float or None, default=None
         Seconds after which training stops with the current model.
     shrinking : bool, default=True
@@ -334,7 +336,8 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
                              "for the L2 penalty, one-vs-rest; multi_class='crammer_singer', "
                              "penalty='l1' and dual=True need solver='dcd'")
         kind = solver_type(self.get_params(deep=False))  # scikit-learn's combinations
-        if self._bias_mode() == "exact" and (kind == CRAMMER_SINGER or kind in PRIMAL_CD_TYPES):
+        if self._bias_mode() == "exact" and (kind == CRAMMER_SINGER
+                                             or kind in LIBLINEAR_PRIMAL_TYPES):
             raise ValueError("intercept_mode='exact' (the constraint y'a = 0) is a property of "
                              "the binary L2-penalty dual; with multi_class='crammer_singer', "
                              "penalty='l1' or dual=False the intercept is augmented "
@@ -371,7 +374,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
             alpha = getattr(self, "alpha_", None)
             same = alpha is not None and alpha.shape == (len(classes), X.shape[0])
             return WarmStart(alpha=alpha) if same else None
-        if kind in PRIMAL_CD_TYPES:
+        if kind in LIBLINEAR_PRIMAL_TYPES:
             weights = self._weights()
             same = np.array_equal(self.classes_, classes) and \
                 weights.shape[1] == self._n_weights(X)

@@ -17,6 +17,7 @@ from .problem import (CrammerSingerProblem, DualProblem, L1RegularizedProblem,
                       LinearOneClassDual, SVRDualProblem)
 from .solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
 from .solvers.crammer_singer import CrammerSingerCD
+from .solvers.newton import NewtonCG
 from .solvers.oneclass import OneClassCD
 from .solvers.primal_cd import PrimalCD
 from .validation import random_generator
@@ -30,8 +31,10 @@ SOLVER_TYPES = {"hinge": {"l2": {True: 3}},
                 "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}}}
 #: LIBLINEAR's ``-s`` of Crammer and Singer's multi-class SVM (``multi_class='crammer_singer'``).
 CRAMMER_SINGER = 4
-#: The ``-s`` values served by primal coordinate descent (:mod:`dualsvm.solvers.primal_cd`).
-PRIMAL_CD_TYPES = (2, 5)
+#: LIBLINEAR's ``-s`` values solved in the primal, from w: ``-s 2`` by its Newton method
+#: (:mod:`dualsvm.solvers.newton`), ``-s 5`` by coordinate descent
+#: (:mod:`dualsvm.solvers.primal_cd`).
+LIBLINEAR_PRIMAL_TYPES = (2, 5)
 
 
 def solver_type(params):
@@ -233,11 +236,14 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
 
     def build(task):
         k = tasks.index(task)
-        if kind in PRIMAL_CD_TYPES:
-            problem = problem_of(k, task, L1RegularizedProblem if kind == 5 else DualProblem)
+        if kind in LIBLINEAR_PRIMAL_TYPES:
+            w = None if start.weights is None else start.weights[k]
             budget = max_iter or params["max_iter"]
-            solver = PrimalCD(problem, params["tol"], **common,
-                              w=None if start.weights is None else start.weights[k],
+            if kind == 2:  # one Newton iteration per epoch
+                problem = problem_of(k, task)
+                return problem, NewtonCG(problem, params["tol"], w=w), budget
+            problem = problem_of(k, task, L1RegularizedProblem)
+            solver = PrimalCD(problem, params["tol"], **common, w=w,
                               passes_per_epoch=per_epoch, max_passes=budget)
             return problem, solver, math.ceil(budget / per_epoch)
         problem = problem_of(k, task)
@@ -274,7 +280,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
         intercept_=intercept,
         alpha_=np.array([r.alpha for r in results]),
         # primal CD counts its passes (several per epoch() call when unmonitored)
-        n_iter_=max(s.solver.n_iter if kind in PRIMAL_CD_TYPES else s.result.n_iter
+        n_iter_=max(s.solver.n_iter if kind in LIBLINEAR_PRIMAL_TYPES else s.result.n_iter
                     for s in solved),
         primal_=np.array([r.primal for r in results]),
         dual_=np.array([r.dual for r in results]),
@@ -449,7 +455,7 @@ def path_start(fit, ratio, params, start="dual", earlier=None):
     weights = stacked_weights(fit.coef_, fit.intercept_, params)
     if params["solver"] in PRIMAL_SOLVERS:
         return WarmStart(weights=weights, steps=fit.t_)
-    if kind in PRIMAL_CD_TYPES:  # primal coordinate descent continues from w
+    if kind in LIBLINEAR_PRIMAL_TYPES:  # Newton and primal CD continue from w
         return WarmStart(weights=weights)
     if start != "dual" and bias_mode(params) == "exact":
         raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "

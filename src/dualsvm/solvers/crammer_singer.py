@@ -54,9 +54,9 @@ class CrammerSingerCD:
         self.class_index = np.tile(np.arange(k, dtype=np.int64), (n, 1))
         self.n_active = np.full(n, k, dtype=np.int64)
         self.y_pos = problem.labels.copy()
-        # G, B, D, alpha_new, d_ind, d_val, F of the kernel
+        # G, B, D, alpha_new, d_ind, d_val of the kernel
         self._scratch = [np.zeros(k) for _ in range(4)] + [np.zeros(k, dtype=np.int64),
-                                                          np.zeros(k), np.zeros(k)]
+                                                          np.zeros(k)]
         self.eps_shrink = max(10.0 * tol, 1.0)
         self.start_from_all = True
         self.violation = np.inf

@@ -1,14 +1,8 @@
-"""Primal coordinate descent for the L2-loss SVC: the Python side.
+"""Primal coordinate descent for the L1-regularised L2-loss SVC: the Python side.
 
 ``PrimalCD`` runs :func:`._pcd_kernels.pcd_pass` over the weights w_j (the
-augmented bias among them):
-
-* on an :class:`~dualsvm.problem.L1RegularizedProblem` it is LIBLINEAR's
-  ``solve_l1r_l2_svc`` (``-s 5``, scikit-learn's ``penalty='l1'``);
-* on a :class:`~dualsvm.problem.DualProblem` with the squared hinge it solves
-  the same L2-regularised primal as dual CD, in the primal (Chang, Hsieh and
-  Lin 2008; scikit-learn's ``dual=False``, which LIBLINEAR serves by a Newton
-  method, ``-s 2``).
+augmented bias among them) of an :class:`~dualsvm.problem.L1RegularizedProblem`:
+LIBLINEAR's ``solve_l1r_l2_svc`` (``-s 5``, scikit-learn's ``penalty='l1'``).
 
 Stopping is LIBLINEAR's rule for ``-s 5``: a pass has converged when the sum of
 the violations of its coordinates is at most eps times that of the first pass,
@@ -56,11 +50,10 @@ class PrimalCD:
 
     def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, w=None,
                  passes_per_epoch=1, max_passes=None):
-        if problem.loss != "squared_hinge" or problem.bias == "exact":
-            raise ValueError("primal coordinate descent solves the squared hinge with the bias "
-                             "'none' or 'augmented'")
+        if problem.penalty != "l1":
+            raise ValueError("primal coordinate descent solves the L1-penalty squared hinge "
+                             "(L1RegularizedProblem)")
         self.problem = problem
-        self.l1 = problem.penalty == "l1"
         self.tol = primal_tolerance(tol, problem.y, problem.C)
         self.shrinking = shrinking
         self.shuffle = shuffle
@@ -91,7 +84,7 @@ class PrimalCD:
         (self.active_size, self.gmax_old, self.gnorm1_init, passes, converged,
          self.violation) = pcd_passes(
             *self.columns, self.problem.C, self.col_sq, self.w, self.b, self.index,
-            self.active_size, self.gmax_old, self.gnorm1_init, float(self.n_rows), self.l1,
+            self.active_size, self.gmax_old, self.gnorm1_init, float(self.n_rows),
             self.shrinking, self.state, self.shuffle, self.tol, budget)
         self.n_iter += passes
         return converged
@@ -102,9 +95,6 @@ class PrimalCD:
 
     def certificate(self):
         """(primal, dual, relative gap, intercept) of w; sets ``alpha``, the dual point."""
-        p = self.problem
-        if p.penalty == "l1":  # the kept margins b_i = 1 - y_i w'x_i spare a pass
-            primal, dual, gap, self.alpha = p.evaluate_primal(self.w, p.y * (1.0 - self.b))
-        else:
-            primal, dual, gap, self.alpha = p.evaluate_primal(self.w)
+        p = self.problem  # the kept margins b_i = 1 - y_i w'x_i spare a pass
+        primal, dual, gap, self.alpha = p.evaluate_primal(self.w, p.y * (1.0 - self.b))
         return primal, dual, gap, 0.0
