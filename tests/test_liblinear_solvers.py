@@ -428,7 +428,7 @@ def test_cli_trains_like_liblinear(tmp_path, capsys, solver, bias):
 @pytest.mark.parametrize("argv,match", [
     (["-s", "4", "--exact-bias"], "--exact-bias does not apply to -s 4"),
     (["-s", "5", "--exact-bias"], "--exact-bias does not apply to -s 5"),
-    (["-s", "4", "-C"], "-C does not apply to -s 4"),
+    (["-s", "4", "-C", "-c", "2", "--c-grid", "1", "2", "2"], "-c and --c-grid"),
     (["-s", "5", "-p", "0.1"], "-p"),
 ])
 def test_cli_refuses_what_does_not_apply(tmp_path, capsys, argv, match):
