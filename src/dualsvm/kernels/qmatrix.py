@@ -394,9 +394,13 @@ def _variable_column(data, cache, j, active, m):
     kernel = _cached_column(data, cache, row_of[j], every_row, len(every_row))
     out = buffers[oldest]
     s_j = sign[j]
-    for k in range(m):
-        t = active[k]
-        out[t] = np.float32(s_j * sign[t]) * kernel[row_of[t]]
+    if m == n:  # active[:n] holds every variable: in order, a loop that vectorises (2x)
+        for t in range(n):
+            out[t] = np.float32(s_j * sign[t]) * kernel[row_of[t]]
+    else:
+        for k in range(m):
+            t = active[k]
+            out[t] = np.float32(s_j * sign[t]) * kernel[row_of[t]]
     counters[CLOCK] += 1
     tags[oldest, 0] = j
     tags[oldest, 1] = m
