@@ -42,7 +42,9 @@ Q_st = y_s y_t K(x_row_of[s], x_row_of[t]). The cache then holds kernel columns
 of the *rows* (length n_rows, always complete: LIBSVM's ``SVR_Q`` computes one
 row for both signs), twice as many as columns of the 2n variables would be; a
 variable's column is gathered from its row's column with the signs into one of
-``MIN_SLOTS`` float32 buffers (LRU, reused while the active set only shrinks),
+``MIN_SLOTS`` float32 buffers (LRU, reused while the active set only shrinks;
+complete when half the variables or more are asked for, as a loop over all of
+them in order costs half of one through ``active``: 7 us against 14 for 20000),
 so ``q_column`` keeps its contract and no solver knows the difference.
 
 Complete columns: when the dense layout of the rows by feature, 8 n d bytes, fits
@@ -394,9 +396,10 @@ def _variable_column(data, cache, j, active, m):
     kernel = _cached_column(data, cache, row_of[j], every_row, len(every_row))
     out = buffers[oldest]
     s_j = sign[j]
-    if m == n:  # active[:n] holds every variable: in order, a loop that vectorises (2x)
+    if 2 * m >= n:  # the whole column, in order (module docstring)
         for t in range(n):
             out[t] = np.float32(s_j * sign[t]) * kernel[row_of[t]]
+        m = n
     else:
         for k in range(m):
             t = active[k]

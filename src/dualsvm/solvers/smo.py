@@ -38,8 +38,8 @@ progress reports work during training.
 
 import numpy as np
 
-from ._smo_kernels import (ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, new_smo_state,
-                           new_status, smo_steps)
+from ._smo_kernels import (ACTIVE, ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT,
+                           new_smo_state, new_status, smo_steps)
 
 
 class SMO:
@@ -167,5 +167,7 @@ class SMO:
                 grad += p.q.times(free, alpha[free], rows=inactive)
             self.G[inactive] = grad
         self.state[ACTIVE_SIZE] = n
+        self.active.sort()  # 0..n-1, all active (see _smo_kernels: the passes' order)
+        self.status |= ACTIVE
         p.q.new_generation()
         self._measures[1] = -p.dual_from_gradient(self.alpha, self.G)
