@@ -77,7 +77,8 @@ from numba import njit, prange
 from .._rows import kernel_rows
 from ..constants import PRECOMPUTED
 from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
-from .blocks import block_times, block_values, dense_points, fill_slots, kernel_row, prefer_workqueue
+from .blocks import (block_times, block_values, dense_points, fill_slots, kernel_row,
+                     prefer_workqueue)
 from .functions import kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
@@ -90,7 +91,8 @@ MIN_SLOTS = 8
 #: after shrinking) may take at once. The blocks are carved out of cache_size (at
 #: most a sixteenth of it), so cache and blocks together stay within cache_size.
 BLOCK_BYTES = 16 * 2**20
-#: Below this many entries a column is computed on one thread. CSR rows: the dot
+#: Below this many entries a column computed entry by entry (fewer than a quarter of
+#: the rows asked for, or no rows by feature kept) takes one thread. CSR rows: the dot
 #: products are accumulated by feature on one thread first, only the kernel values
 #: are shared (measured on 2 cores, a9a: no gain at 5000 entries, about 1.4x at
 #: 50000). Dense rows (and a precomputed matrix) share all the work: 1.5x at 1000
@@ -113,8 +115,10 @@ class QMatrix:
         Labels in {-1, +1}.
     kernel : Kernel
     cache_size : float
-        Memory bound in MB (2**20 bytes) for the float32 column cache and the
-        transient BLAS blocks together; the cache holds at least MIN_SLOTS columns.
+        Memory bound in MB (2**20 bytes) for the float32 column cache, the
+        transient BLAS blocks and the dense rows by feature (``points``, kept when
+        within half of it: see "Complete columns") together; the cache holds at least
+        MIN_SLOTS columns.
     row_of : ndarray of shape (N,) or None
         The training row of each of N variables (see "Variables over rows");
         y then holds their N signs. None: one variable a row, in order.
