@@ -100,10 +100,15 @@ def test_cache_is_bounded_by_cache_size():
     n = 5000
     X = np.random.default_rng(1).standard_normal((n, 3))
     q = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1)
-    # float32 columns of length n in the 1 MB left after the BLAS block's sixteenth
+    # float32 columns of length n in the 1 MB left after the BLAS block's sixteenth and
+    # the rows by feature (8 n d bytes, kept when within half of it)
     assert q.block_bytes == 2**20 // 16
-    assert q.n_slots == (2**20 - q.block_bytes) // (4 * n)
-    assert q.cache[0].nbytes + q.block_bytes <= 2**20
+    assert q.points.shape == (3, n)
+    assert q.n_slots == (2**20 - q.block_bytes - q.points.nbytes) // (4 * n)
+    assert q.cache[0].nbytes + q.block_bytes + q.points.nbytes <= 2**20
+    wide = QMatrix(np.zeros((n, 20)), np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1)
+    assert wide.points.size == 0  # 800 KB: not kept
+    assert wide.n_slots == (2**20 - wide.block_bytes) // (4 * n)
     for piece in q.column_chunks(np.arange(n), n):
         assert 8 * n * len(piece) <= q.block_bytes
     tiny = QMatrix(X, np.ones(n), make_kernel("rbf", gamma=1.0), cache_size=1e-6)
@@ -149,6 +154,36 @@ def test_partial_columns_and_generations(data):
     hits = q.cache_hits
     q.column(3)  # complete columns survive generations
     assert q.cache_hits == hits + 1
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name,params,reference", KERNELS)
+def test_complete_columns_equal_the_entries_computed_one_by_one(data, sparse, name, params,
+                                                                 reference):
+    # from a quarter of the rows a column is computed whole from the rows by feature
+    # (and serves later, larger requests); below, entry by entry; without the rows by
+    # feature (cache too small to keep them) always entry by entry: the same values
+    X, y = data
+    X = sp.csr_matrix(X) if sparse else X
+    n = len(y)
+    active = np.random.default_rng(4).permutation(n)
+    kernel = make_kernel(name, **params)
+    q = QMatrix(X, y, kernel)
+    bare = QMatrix(X, y, kernel, cache_size=1e-3)
+    assert q.points.shape == (9, n) and bare.points.size == 0
+    m = n // 4
+    whole = q_column(q.data, q.cache, 3, active, m)
+    assert q.kernel_evaluations == n
+    again = q_column(q.data, q.cache, 3, active, n)  # complete: a hit
+    assert np.shares_memory(again, whole) and q.kernel_evaluations == n
+    part = q_column(q.data, q.cache, 5, active, m - 1)
+    assert q.kernel_evaluations == n + m - 1
+    for j, column, size in ((3, whole, n), (5, part, m - 1)):
+        one_by_one = q_column(bare.data, bare.cache, j, active, n)
+        np.testing.assert_allclose(column[active[:size]], one_by_one[active[:size]],
+                                   rtol=1e-6, atol=1e-7)
+    Q = reference(X, X) * np.outer(y, y)
+    np.testing.assert_allclose(whole, Q[:, 3], rtol=1e-6, atol=1e-6)
 
 
 def test_batched_columns_fill_the_cache(data):

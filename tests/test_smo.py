@@ -5,8 +5,9 @@ import pytest
 import scipy.sparse as sp
 
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem
+from dualsvm.problem import KernelDualProblem, SVRDual
 from dualsvm.solvers import Stopping, run_epochs
+from dualsvm.solvers._smo_kernels import ACTIVE, new_status
 from dualsvm.solvers.smo import SMO
 
 from reference import dual_objective, libsvm_dual
@@ -92,6 +93,37 @@ def test_shrinking_and_small_cache_do_not_change_the_solution(load):
     assert problem.q.n_slots < len(y)  # the cache evicted columns
     assert result.dual == pytest.approx(reference.dual, rel=1e-9)
     _assert_kkt(problem, result.alpha, result.intercept, 1e-3)
+
+
+@pytest.mark.parametrize("kind", ["c_svc", "nu_svr"])
+def test_status_bytes_follow_alpha_and_the_active_set(load, kind):
+    # the passes read one status byte a variable (in I_up, in I_low, y > 0, active) and
+    # may walk all variables in index order: after every epoch of a shrinking run the
+    # bytes equal those recomputed from y, alpha, U and the active set, whose active
+    # part stays sorted
+    kernel = make_kernel("rbf", gamma=10.0)
+    if kind == "c_svc":
+        X, y = _binary(*load("breast-cancer_scale"))
+        problem = KernelDualProblem(X, y, np.full(len(y), 10.0), "hinge", "exact", kernel, 100)
+    else:
+        X, z = load("housing_scale")
+        problem = SVRDual(X, z, np.full(len(z), 10.0), nu=0.5, kernel=make_kernel("rbf", gamma=1.0))
+    solver = SMO(problem, 1e-3, steps_per_epoch=50)
+    sizes = []
+    converged = False
+    while not converged:
+        converged = solver.epoch()
+        m = solver.active_size
+        sizes.append(m)
+        expected = new_status(problem.y, solver.alpha, problem.upper_bound) & ~ACTIVE
+        expected[solver.active[:m]] |= ACTIVE
+        np.testing.assert_array_equal(solver.status, expected)
+        assert np.all(np.diff(solver.active[:m]) > 0)
+    # the passes walked the variables both ways: nu-SVR below a quarter active, C-SVC
+    # between a quarter and three quarters (the update in order, the selection by index)
+    lowest = min(sizes) / problem.n_samples
+    assert (lowest < 0.25 if kind == "nu_svr" else 0.25 < lowest < 0.7)
+    assert sizes[-1] == problem.n_samples
 
 
 def test_tight_tol_closes_the_gap_and_dual_increases(load):

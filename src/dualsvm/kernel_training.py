@@ -136,6 +136,15 @@ def _task_problem(kind, X, y, cost, params, kernel, entry):
     return _family_problem(kind, X, y, cost, params, kernel)
 
 
+def _task_rows(X, rows, precomputed):
+    """The training data of a task's rows (the kernel matrix's block for 'precomputed'):
+    X itself when they are all its rows in order (regression and one-class without
+    zero weights; the copy took 1% of an SVR fit of housing_scale)."""
+    if len(rows) == X.shape[0] and np.array_equal(rows, np.arange(len(rows))):
+        return X
+    return X[np.ix_(rows, rows)] if precomputed else X[rows]
+
+
 def _model(kind, problem, solver, result):
     """(coefficients by task row, intercept) of a trained task, as LIBSVM stores them.
 
@@ -223,7 +232,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
             problem = problems[p]
             problem.set_costs(cost[rows])
         else:
-            sub = X[np.ix_(rows, rows)] if precomputed else X[rows]
+            sub = _task_rows(X, rows, precomputed)
             problem = _task_problem(kind, sub, task.y, cost[rows], params, kernel, entry)
             if problems is not None:
                 problems.append(problem)
@@ -330,7 +339,7 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
             dec[held] = 0.0 if len(train) == 0 else (1.0 if positive else -1.0)
             continue
         train_rows = rows[train]
-        sub = X[np.ix_(train_rows, train_rows)] if precomputed else X[train_rows]
+        sub = _task_rows(X, train_rows, precomputed)
         problem = _task_problem(kind, sub, y[train], cost[train], params, kernel, entry)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
                                          random_state=generator, max_iter=params["max_iter"])

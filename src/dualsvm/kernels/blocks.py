@@ -152,6 +152,16 @@ def _apply_kernel(params, sq_i, sq_cols, out):
             out[k] = math.tanh(gamma * out[k] + coef0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def kernel_row(rows, i, sq_i, Zt, sq_cols, params, out):
+    """out[:] = K(x_i, z_k) for the points z_k laid out in Zt (d, m) with squared norms
+    sq_cols: one row of a block, the dot products by axpys over x_i's features, the
+    kernel by a loop that vectorises (:func:`vexp`). Also a complete kernel column
+    of a QMatrix (Zt: all its rows by feature)."""
+    _row_times(rows, i, Zt, out)
+    _apply_kernel(params, sq_i, sq_cols, out)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _block(rows, row_index, sq_norms, Zt, sq_cols, params, out):
     """out[r] = K(x_{row_index[r]}, Z) (dot products and kernel values), by tiles."""
@@ -159,8 +169,7 @@ def _block(rows, row_index, sq_norms, Zt, sq_cols, params, out):
     for c in prange((n_rows + TILE_ROWS - 1) // TILE_ROWS):
         for r in range(c * TILE_ROWS, min((c + 1) * TILE_ROWS, n_rows)):
             i = row_index[r]
-            _row_times(rows, i, Zt, out[r])
-            _apply_kernel(params, sq_norms[i], sq_cols, out[r])
+            kernel_row(rows, i, sq_norms[i], Zt, sq_cols, params, out[r])
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -179,8 +188,7 @@ def _fill(rows, y, sq_norms, params, Zt, cols, col_slots, slots):
         tile = np.empty((stop - start, m + _PAD))
         for i in range(start, stop):
             values = tile[i - start, :m]
-            _row_times(rows, i, Zt, values)
-            _apply_kernel(params, sq_norms[i], sq_cols, values)
+            kernel_row(rows, i, sq_norms[i], Zt, sq_cols, params, values)
             values *= y[i]
         for t in range(m):  # transposed into the columns' slots, y_i y_j applied
             column = slots[col_slots[t]]
@@ -198,8 +206,7 @@ def _times(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out):
         values = np.empty(m)
         for r in range(c * TILE_ROWS, min((c + 1) * TILE_ROWS, n_rows)):
             i = row_index[r]
-            _row_times(rows, i, Zt, values)
-            _apply_kernel(params, sq_norms[i], sq_cols, values)
+            kernel_row(rows, i, sq_norms[i], Zt, sq_cols, params, values)
             for k in range(coef.shape[1]):
                 s = 0.0
                 for t in range(m):

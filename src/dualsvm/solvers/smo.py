@@ -38,7 +38,8 @@ progress reports work during training.
 
 import numpy as np
 
-from ._smo_kernels import ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, new_smo_state, smo_steps
+from ._smo_kernels import (ACTIVE, ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT,
+                           new_smo_state, new_status, smo_steps)
 
 
 class SMO:
@@ -74,6 +75,7 @@ class SMO:
         n = problem.n_samples
         p = problem
         self.alpha = p.feasible(alpha)
+        self.status = new_status(p.y, self.alpha, p.upper_bound)  # kept by the steps
         # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept),
         # first: the general problems' G then adds only the columns of the free
         # variables of their start (see KernelQP.product)
@@ -107,10 +109,10 @@ class SMO:
             budget = min(budget, self.max_steps - self.n_iter)
         stop_at = self.n_iter + budget
         while True:
-            code = smo_steps(p.q.data, p.q.cache, p.y, self.alpha, self.G, self.G_bar,
-                             p.upper_bound, p.q_diag, p.diag, self.active, self.state,
-                             self.tol, self.shrinking, stop_at - self.n_iter, self._measures,
-                             p.two_constraints)
+            code = smo_steps(p.q.data, p.q.cache, p.y, self.alpha, self.status, self.G,
+                             self.G_bar, p.upper_bound, p.q_diag, p.diag, self.active,
+                             self.state, self.tol, self.shrinking, stop_at - self.n_iter,
+                             self._measures, p.two_constraints)
             if code != RECONSTRUCT:
                 return code == CONVERGED
             self._reconstruct()
@@ -165,5 +167,7 @@ class SMO:
                 grad += p.q.times(free, alpha[free], rows=inactive)
             self.G[inactive] = grad
         self.state[ACTIVE_SIZE] = n
+        self.active.sort()  # 0..n-1, all active (see _smo_kernels: the passes' order)
+        self.status |= ACTIVE
         p.q.new_generation()
         self._measures[1] = -p.dual_from_gradient(self.alpha, self.G)
