@@ -1,7 +1,8 @@
 """Compiled parts of the large-working-set SMO (:mod:`dualsvm.solvers.ws_smo`).
 
 * :func:`select_working_set`: the q most violating active variables, LIBSVM's order;
-* :func:`gather_block`: Q[ws, ws] from the working set's complete cached columns;
+* :func:`gather_block`: Q[ws, ws] from the working set's complete cached columns
+  (:meth:`QMatrix.complete_slots <dualsvm.kernels.QMatrix.complete_slots>`);
 * :func:`local_smo`: SMO steps (WSS3, LIBSVM's clipping) on the q-variable
   sub-problem, all of it in a q x q block;
 * :func:`update_gradient`: G[rows] += Q[rows, ws] delta, in parallel over the rows.
@@ -14,8 +15,6 @@ import numpy as np
 from numba import njit, prange
 
 from ..constants import TAU
-from ..kernels import claim_slot
-from ..kernels.qmatrix import CLOCK, COMPLETE, HITS
 from ._smo_kernels import solve_pair
 
 #: Rows per parallel chunk of the gradient update.
@@ -80,29 +79,6 @@ def select_working_set(y, alpha, G, U, keep, size, out, active):
             out[count] = bottoms[b]
             count += 1
     return count, violation
-
-
-@njit(cache=True, nogil=True)
-def claim_columns(cache, ws, ws_slots):
-    """Slots for the working set's columns in a QMatrix cache: complete columns
-    already cached are hits (and become the most recently used), the others get
-    a slot (the least recently used outside the set, when the cache holds at
-    least len(ws) columns); returns the positions in ws of the columns to compute."""
-    slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
-    missing = np.zeros(len(ws), dtype=np.bool_)
-    for a in range(len(ws)):
-        s = slot_of[ws[a]]
-        if s >= 0 and slot_generation[s] == COMPLETE:
-            counters[CLOCK] += 1
-            last_used[s] = counters[CLOCK]
-            counters[HITS] += 1
-            ws_slots[a] = s
-        else:
-            missing[a] = True
-    for a in range(len(ws)):
-        if missing[a]:
-            ws_slots[a] = claim_slot(cache, ws[a])
-    return np.flatnonzero(missing)
 
 
 @njit(cache=True, nogil=True)

@@ -26,7 +26,7 @@ Every step changes two variables (i, j) along y_i a_i + y_j a_j = const:
   once the violation is below 10 tol the gradient is rebuilt and all variables
   return (once), and convergence on the active set is always re-checked on the
   whole problem. Rebuilding the gradient of shrunk variables uses
-  G_bar = sum_{a_j = U_j} U_j Q_j and one BLAS product with the free variables;
+  G_bar = sum_{a_j = U_j} U_j Q_j and the free variables' complete columns (cached);
 * the bias b from the KKT conditions (average of -y_i G_i over free variables,
   else the midpoint of the feasible interval), as LIBSVM computes -rho.
 
@@ -39,6 +39,7 @@ progress reports work during training.
 import numpy as np
 
 from ._smo_kernels import ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, new_smo_state, smo_steps
+from ._ws_kernels import update_gradient
 
 
 class SMO:
@@ -150,20 +151,30 @@ class SMO:
                 "cache_hits": q.cache_hits}
 
     def _reconstruct(self):
-        """G of the shrunk variables from G_bar and the free variables (tiled
-        products, each kernel row once: see ``QMatrix.times``)."""
+        """G of the shrunk variables from G_bar and the free variables' columns:
+        complete cached columns where the cache computes them in bulk (LIBSVM's
+        float32 columns: along a path the free set changes little from one C to
+        the next, so its columns are computed once and read by the later
+        reconstructions), else tiled products (``QMatrix.times``, each kernel row
+        once)."""
         p = self.problem
         n = p.n_samples
         m = self.active_size
-        inactive = self.active[m:]
+        inactive = np.sort(self.active[m:])
         if len(inactive):
             alpha = self.alpha
-            grad = self.G_bar[inactive] + p.linear[inactive] + p.diag[inactive] * alpha[inactive]
+            self.G[inactive] = (self.G_bar[inactive] + p.linear[inactive]
+                                + p.diag[inactive] * alpha[inactive])
             on = self.active[:m]
             free = on[(alpha[on] > 0) & (alpha[on] < p.upper_bound[on])]
-            if len(free):
-                grad += p.q.times(free, alpha[free], rows=inactive)
-            self.G[inactive] = grad
+            if not p.q.bulk_columns:
+                if len(free):
+                    self.G[inactive] += p.q.times(free, alpha[free], rows=inactive)
+            else:
+                for start in range(0, len(free), p.q.n_slots):
+                    cols = free[start:start + p.q.n_slots]
+                    update_gradient(p.q.cache[0], p.q.complete_slots(cols), alpha[cols],
+                                    self.G, inactive)
         self.state[ACTIVE_SIZE] = n
         p.q.new_generation()
         self._measures[1] = -p.dual_from_gradient(self.alpha, self.G)
