@@ -231,6 +231,30 @@ def test_ws_path_leaves_out_far_rows_and_checks_all(a9a):
         assert problem.max_violation(alpha, problem.gradient(alpha)) < 1e-3
 
 
+def test_smo_warm_start_shrinks_early_and_reaches_the_cold_fit(a9a):
+    # a warm start shrinks after WARM_FIRST_SHRINK steps (LIBSVM's counter waits
+    # min(n, 1000)); the rule is still checked on every variable at the end
+    from dualsvm.solvers.smo import WARM_FIRST_SHRINK
+
+    X, y = a9a
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
+    _, first = _solve(problem, "smo")
+    problem.set_costs(np.full(len(y), 8.0))
+    warm, _ = KERNEL_SOLVERS["smo"].build(problem, 1e-3, shrinking=True, random_state=None,
+                                          max_iter=-1, alpha=first.alpha * 2.0)
+    warm.steps_per_epoch = WARM_FIRST_SHRINK + 1
+    warm.epoch()
+    assert warm.active_size < len(y)
+    result = run_epochs(warm, problem, Stopping(max_iter=10**6))
+    fresh = KernelDualProblem(X, y, np.full(len(y), 8.0), "hinge", "exact", kernel)
+    _, cold = _solve(fresh, "smo")
+    assert result.status == "converged" and warm.active_size == len(y)
+    assert result.dual == pytest.approx(cold.dual, rel=1e-6)
+    assert fresh.max_violation(result.alpha, fresh.gradient(result.alpha)) < 1e-3 + 1e-5
+
+
 def test_ws_stopped_while_rows_are_left_out_certifies_all(a9a):
     # an early stop (max_iter, time limit, Ctrl-C) while rows are left out brings their
     # gradients up to date before the final certificate
