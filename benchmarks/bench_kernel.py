@@ -441,7 +441,7 @@ def markdown(results, meta):
                              f"**{worst[ratio]:.3f}** ({worst['dataset']}, n = "
                              f"{worst['n_samples']}, C = {worst['C']:g}).  ")
         if "dualsvm_1" in solvers:
-            lines.append(f"One thread against LIBSVM's threads, dualsvm/LIBSVM over the RBF "
+            lines.append("One thread against LIBSVM's threads, dualsvm/LIBSVM over the RBF "
                          "cases: median " + format(statistics.median(
                              r["dualsvm_1"]["seconds"] / r["libsvm"]["seconds"] for r in rbf),
                              ".3f") + ".  ")

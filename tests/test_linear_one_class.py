@@ -5,8 +5,6 @@ objective; ours reports the dual in its maximisation form, -1/2 w'w, so the two 
 compared through w. LIBLINEAR's model gives (w, -rho) by ``get_decfun``.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.sparse as sp

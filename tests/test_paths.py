@@ -193,7 +193,7 @@ def test_grid_and_estimator_are_checked(heart):
 
 # --- kernel paths ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("solver", ["smo", "cgd", "dcd", "pgd"])
+@pytest.mark.parametrize("solver", ["smo", "ws", "cgd", "dcd", "pgd"])
 def test_kernel_path_models_are_the_cold_fits(heart, solver):
     X, y = heart
     Cs = np.logspace(-3, 4, 8, base=2)
@@ -253,6 +253,97 @@ def test_a_start_within_rounding_of_the_kept_product_computes_no_column(heart):
     np.testing.assert_allclose(problem.gradient(start), fresh.gradient(start),
                                rtol=1e-12, atol=1e-12)
     assert problem.q.kernel_evaluations - evaluations == 5 * len(y)
+
+def test_exact_product_on_a_path_computes_only_what_moved(heart):
+    # the certificate's float64 product is kept (NaN where not computed) and rescaled with
+    # the costs: the next one costs the moved columns on the rows it knows, and the
+    # support's columns on the others
+    X, y = heart
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.2, X=X)
+    rng = np.random.default_rng(0)
+    alpha = np.where(rng.uniform(size=len(y)) < 0.5, rng.uniform(0, 1, len(y)), 0.0)
+    problem = KernelDualProblem(X, y, np.ones(len(y)), "hinge", "exact", kernel)
+    first = np.arange(0, 200)
+    problem.exact_product(alpha, first)
+    problem.set_costs(np.full(len(y), 2.5))
+    start = 2.5 * alpha
+    start[[3, 4, 250]] += 0.1  # three variables moved
+    rows = np.arange(100, 270)  # 100 rows known, 70 not
+    evaluations = problem.q.kernel_evaluations
+    exact = problem.exact_product(start, rows)
+    assert problem.q.kernel_evaluations - evaluations == 100 * 3 + 70 * np.count_nonzero(start)
+    fresh = KernelDualProblem(X, y, np.full(len(y), 2.5), "hinge", "exact", kernel)
+    np.testing.assert_allclose(exact, fresh.q.block(rows, np.arange(len(y))) @ start,
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_ws_path_leaves_out_far_rows_and_checks_all(a9a):
+    # a warm-started working-set fit leaves out the rows far beyond the margin once its
+    # violation is small, and meets the stopping rule on every variable at the end (the
+    # left-out gradients brought up to date): each path model is the cold fit's
+    X, y = a9a
+    Cs = np.logspace(-1, 3, 5, base=2)
+    est = SVC(solver="ws", gamma=0.05, tol=1e-3)
+    path = quiet(lambda: c_path(est, X, y, Cs))
+    assert all(min(r["active_size"] for r in m.history_[0]) < len(y) for m in path[2:])
+    y_pm = np.where(y == path[0].classes_[1], 1.0, -1.0)
+    for model, C in zip(path, Cs):
+        reference = cold(est, C, X, y)
+        assert model.status_ == ["converged"] and model.history_[0][-1]["active_size"] == len(y)
+        assert relative(model.dual_, reference.dual_).max() <= 1e-6
+        alpha = np.zeros(len(y))
+        alpha[model.support_] = np.abs(model.dual_coef_.toarray()[0])
+        problem = KernelDualProblem(X, y_pm, np.full(len(y), C), "hinge", "exact",
+                                    make_kernel("rbf", gamma=0.05))
+        assert problem.max_violation(alpha, problem.gradient(alpha)) < 1e-3
+
+
+def test_smo_warm_start_shrinks_early_and_reaches_the_cold_fit(a9a):
+    # a warm start shrinks after WARM_FIRST_SHRINK steps (LIBSVM's counter waits
+    # min(n, 1000)); the rule is still checked on every variable at the end
+    from dualsvm.solvers.smo import WARM_FIRST_SHRINK
+
+    X, y = a9a
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
+    _, first = _solve(problem, "smo")
+    problem.set_costs(np.full(len(y), 8.0))
+    warm, _ = KERNEL_SOLVERS["smo"].build(problem, 1e-3, shrinking=True, random_state=None,
+                                          max_iter=-1, alpha=first.alpha * 2.0)
+    warm.steps_per_epoch = WARM_FIRST_SHRINK + 1
+    warm.epoch()
+    assert warm.active_size < len(y)
+    result = run_epochs(warm, problem, Stopping(max_iter=10**6))
+    fresh = KernelDualProblem(X, y, np.full(len(y), 8.0), "hinge", "exact", kernel)
+    _, cold = _solve(fresh, "smo")
+    assert result.status == "converged" and warm.active_size == len(y)
+    assert result.dual == pytest.approx(cold.dual, rel=1e-6)
+    assert fresh.max_violation(result.alpha, fresh.gradient(result.alpha)) < 1e-3 + 1e-5
+
+
+def test_ws_stopped_while_rows_are_left_out_certifies_all(a9a):
+    # an early stop (max_iter, time limit, Ctrl-C) while rows are left out brings their
+    # gradients up to date before the final certificate
+    X, y = a9a
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
+    solver, first = _solve(problem, "ws")
+    problem.set_costs(np.full(len(y), 8.0))
+    warm, _ = KERNEL_SOLVERS["ws"].build(problem, 1e-3, shrinking=True, random_state=None,
+                                         max_iter=-1, alpha=first.alpha * 2.0)
+    while warm.active_size == len(y):
+        assert not warm.epoch()
+    warm.epoch()
+    assert warm.active_size < len(y) and warm.finish()
+    fresh = KernelDualProblem(X, y, np.full(len(y), 8.0), "hinge", "exact", kernel)
+    np.testing.assert_allclose(warm.G, fresh.gradient(warm.alpha), rtol=0, atol=1e-5)
+    primal, dual, gap, intercept = warm.certificate()
+    expected = fresh.certificate(warm.alpha, fresh.gradient(warm.alpha), intercept=intercept)
+    np.testing.assert_allclose([primal, dual, gap], expected[:3], rtol=1e-10)
+
 
 def _solve(problem, solver, alpha=None):
     build = KERNEL_SOLVERS[solver].build

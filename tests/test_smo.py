@@ -126,6 +126,23 @@ def test_status_bytes_follow_alpha_and_the_active_set(load, kind):
     assert sizes[-1] == problem.n_samples
 
 
+def test_reconstruction_leaves_the_free_columns_complete_in_the_cache(load):
+    # the shrunk gradients are rebuilt from the free variables' complete cached columns,
+    # which stay there for the next reconstruction (of this fit, or the next of a path;
+    # here a third of them had been computed only over an active set)
+    X, y = load("a9a.bz2")
+    X, y = _binary(X[:3000], y[:3000])
+    kernel = make_kernel("rbf", gamma=0.05)
+    problem, solver, result = _solve(X, y, kernel, steps_per_epoch=50)
+    assert min(r["active_size"] for r in result.history) < len(y)
+    fresh = KernelDualProblem(X, y, np.ones(len(y)), "hinge", "exact", kernel)
+    np.testing.assert_allclose(solver.G, fresh.gradient(result.alpha), rtol=0, atol=1e-5)
+    free = np.flatnonzero((result.alpha > 0) & (result.alpha < 1.0))
+    evaluations = problem.q.kernel_evaluations
+    problem.q.complete_slots(free)
+    assert len(free) and problem.q.kernel_evaluations == evaluations
+
+
 def test_tight_tol_closes_the_gap_and_dual_increases(load):
     X, y = _binary(*load("heart_scale"))
     problem, solver, result = _solve(X, y, make_kernel("rbf", gamma=0.5), C=10.0, tol=1e-8)

@@ -140,6 +140,25 @@ def test_dense_equals_sparse_and_squared_hinge_equals_smo(load):
     assert _max_violation(problem, squared.alpha) < 2e-6
 
 
+def test_screening_leaves_the_solution_as_it_is(load):
+    # rows beyond the margin leave the working-set selection once the violation is small
+    # (a warm start's default; asked for here on a cold start): the stopping rule is
+    # checked on all rows at the end, so the solution is the unscreened one
+    X, y = load("a9a.bz2")
+    X, y = X[:2000], np.where(y[:2000] > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    runs = []
+    for screening in (False, True):
+        problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
+        solver = WorkingSetSMO(problem, 1e-3, working_set=64, screening=screening)
+        runs.append(run_epochs(solver, problem, Stopping(max_iter=10**6)))
+    plain, screened = runs
+    assert min(r["active_size"] for r in screened.history) < len(y) / 2
+    assert screened.history[-1]["active_size"] == len(y)
+    assert screened.dual == pytest.approx(plain.dual, rel=1e-6)
+    assert _max_violation(problem, screened.alpha) < 1e-3
+
+
 def test_working_set_size_follows_the_cache():
     assert working_set_size(100000, 3000) == 512  # n / 100
     assert working_set_size(500000, 3000) == 1024

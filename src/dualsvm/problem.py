@@ -613,12 +613,15 @@ class KernelGradients:
         kernel_max = float(np.max(self.q.diag, initial=0.0))
         near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * kernel_max)
         rows = self.q.sharing_rows(np.flatnonzero((alpha != 0) | (slack < near)))
-        sv = np.flatnonzero(alpha)
         out = np.array(gradient, dtype=np.float64)
         if len(rows):
-            out[rows] = (self.q.times(sv, alpha[sv], rows=rows) + self.diag[rows] * alpha[rows]
+            out[rows] = (self.exact_product(alpha, rows) + self.diag[rows] * alpha[rows]
                          + self.linear[rows])
         return out
+
+    def exact_product(self, alpha, rows):
+        """(Q a)[rows] in float64, from the columns of a's support (:func:`kept_product`)."""
+        return kept_product(self.q, np.asarray(alpha, dtype=np.float64), None, rows)
 
     def keep_product(self, name, v, qv):
         """Keep a product Q v a solver maintained, for the next warm start (only
@@ -736,6 +739,19 @@ class KernelDualProblem(KernelGradients, BoxDual):
         columns summed in float64), which is what that solver's own gradient has;
         certificates recompute their exact parts (:meth:`final_certificate`)."""
         self._products[name] = (np.array(v, dtype=np.float64), np.array(qv, dtype=np.float64))
+
+    def exact_product(self, alpha, rows):
+        """(Q a)[rows] in float64 for a certificate, kept (NaN on the other rows) for the
+        next one: along a path, the rows it had in common with the last one cost only
+        the columns of the variables that moved since (:func:`kept_product`; the kept
+        product is rescaled with the costs, see :meth:`set_costs`), a fraction of a
+        full product Q[rows, sv] a_sv."""
+        alpha = np.asarray(alpha, dtype=np.float64)
+        result = kept_product(self.q, alpha, self._products.get("exact"), rows)
+        exact = np.full(self.n_samples, np.nan)
+        exact[rows] = result
+        self._products["exact"] = (alpha.copy(), exact)
+        return result
 
     def gradient(self, alpha):
         """G = (Q + D)a - e, with Q a from :meth:`product`."""
@@ -892,11 +908,15 @@ class KernelQP(KernelGradients, BoxDual):
         return primal, dual, relative_gap(primal, dual), b
 
 
-def kept_product(q, v, kept):
-    """Q v (``q``: a QMatrix) from scratch, or as Q v_old + Q (v - v_old) when
-    ``kept`` = (v_old, Q v_old) and v differs from v_old in fewer entries than it
-    has nonzeros (fewer columns to compute)."""
-    result, change = np.zeros(len(v)), v
+def kept_product(q, v, kept, rows=None):
+    """(Q v)[rows] (``q``: a QMatrix; ``rows=None``: all rows) in float64, from
+    scratch, or as (Q v_old)[rows] + Q[rows] (v - v_old) when ``kept`` = (v_old,
+    Q v_old) and v differs from v_old in fewer entries than it has nonzeros (fewer
+    columns to compute); the entries a kept product does not know (NaN) are
+    computed from scratch."""
+    index = np.arange(len(v)) if rows is None else np.asarray(rows, dtype=np.int64)
+    result = np.zeros(len(index))
+    fresh = np.ones(len(index), dtype=bool)
     if kept is not None:
         # entries within rounding of the kept ones (a start scaled by C_new / C_old
         # against the kept product scaled by the ratio of the costs, or y'a = 0
@@ -905,11 +925,23 @@ def kept_product(q, v, kept):
         moved = v - kept[0]
         moved[np.abs(moved) <= _SAME * np.abs(v)] = 0.0
         if np.count_nonzero(moved) < np.count_nonzero(v):
-            result, change = kept[1].copy(), moved
-    cols = np.flatnonzero(change)
-    if len(cols):
-        result += q.times(cols, change[cols])
+            base = kept[1][index]
+            fresh = np.isnan(base)
+            result[~fresh] = base[~fresh]
+            _add_product(q, moved, index, ~fresh, result, rows is None)
+    _add_product(q, v, index, fresh, result, rows is None)
     return result
+
+
+def _add_product(q, v, index, where, out, every):
+    """out[where] += (Q v)[index[where]] from the columns of v's support (``every``:
+    index is all rows, one product over all when ``where`` is too)."""
+    cols = np.flatnonzero(v)
+    if len(cols) and where.any():
+        if every and where.all():
+            out += q.times(cols, v[cols])
+        else:
+            out[where] += q.times(cols, v[cols], rows=index[where])
 
 
 def greedy_fill(total, upper):

@@ -63,7 +63,8 @@ From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
 product, not cached; ``rows=None`` for all rows), ``qm.column_chunks(cols, n_rows)``
 (cols in pieces whose block fits in ``qm.block_bytes``), ``qm.columns(index)`` (many complete columns by BLAS,
-stored in the cache), ``qm.times(cols, v, rows)`` (Q[rows][:, cols] v by tiles, each
+stored in the cache), ``qm.complete_slots(cols)`` (the cache slots of complete
+columns, the missing ones computed in bulk), ``qm.times(cols, v, rows)`` (Q[rows][:, cols] v by tiles, each
 kernel row and column once), ``qm.sharing_rows(variables)`` (the variables of the
 same training rows), ``qm.matrix()`` (all of Q, refused above a memory bound),
 ``qm.diag`` (Q_ii) and the counters ``kernel_evaluations``, ``cache_hits``,
@@ -315,6 +316,26 @@ class QMatrix:
         self.cache[5][EVALUATIONS] += len(cols) * self.n
         self.cache[5][MISSES] += len(cols)
 
+    @property
+    def bulk_columns(self):
+        """Whether complete columns are computed in bulk into the cache
+        (:meth:`fill_columns`, :meth:`complete_slots`): one variable a row, and rows
+        (not a precomputed matrix)."""
+        return self.row_of is None and self.kernel.code != PRECOMPUTED
+
+    def complete_slots(self, cols):
+        """The cache slots of the complete columns ``cols`` (at most ``n_slots`` of
+        them): the cached ones are hits, the others computed in one bulk block
+        (:meth:`fill_columns`)."""
+        if not self.bulk_columns:
+            raise ValueError("QMatrix.complete_slots needs one variable a row and data "
+                             "rows (not a precomputed kernel matrix)")
+        cols = np.asarray(cols, dtype=np.int64)
+        slots = np.empty(len(cols), dtype=np.int64)
+        missing = claim_columns(self.cache, cols, slots)
+        self.fill_columns(cols[missing], slots[missing])
+        return slots
+
     def columns(self, index):
         """Complete columns Q[:, index] as a float64 array of shape (n, len(index)).
 
@@ -369,6 +390,29 @@ def claim_slot(cache, j):
         slot_of[j] = s
     last_used[s] = counters[CLOCK]
     return s
+
+
+@njit(cache=True, nogil=True)
+def claim_columns(cache, cols, col_slots):
+    """Slots for the complete columns ``cols`` in a QMatrix cache: complete columns
+    already cached are hits (and become the most recently used), the others get
+    a slot (the least recently used outside the set, when the cache holds at
+    least len(cols) columns); returns the positions in cols of the columns to compute."""
+    slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
+    missing = np.zeros(len(cols), dtype=np.bool_)
+    for a in range(len(cols)):
+        s = slot_of[cols[a]]
+        if s >= 0 and slot_generation[s] == COMPLETE:
+            counters[CLOCK] += 1
+            last_used[s] = counters[CLOCK]
+            counters[HITS] += 1
+            col_slots[a] = s
+        else:
+            missing[a] = True
+    for a in range(len(cols)):
+        if missing[a]:
+            col_slots[a] = claim_slot(cache, cols[a])
+    return np.flatnonzero(missing)
 
 
 @njit(cache=True, nogil=True)

@@ -1,10 +1,11 @@
 """Compiled parts of the large-working-set SMO (:mod:`dualsvm.solvers.ws_smo`).
 
-* :func:`select_working_set`: the q most violating variables, LIBSVM's order;
-* :func:`gather_block`: Q[ws, ws] from the working set's complete cached columns;
+* :func:`select_working_set`: the q most violating active variables, LIBSVM's order;
+* :func:`gather_block`: Q[ws, ws] from the working set's complete cached columns
+  (:meth:`QMatrix.complete_slots <dualsvm.kernels.QMatrix.complete_slots>`);
 * :func:`local_smo`: SMO steps (WSS3, LIBSVM's clipping) on the q-variable
   sub-problem, all of it in a q x q block;
-* :func:`update_gradient`: G += Q[:, ws] delta, in parallel over the rows.
+* :func:`update_gradient`: G[rows] += Q[rows, ws] delta, in parallel over the rows.
 
 Notation as in :mod:`dualsvm.solvers.smo`: G = (Q + D)a - e, the score -y_i G_i,
 I_up = {y = +1, a < U} u {y = -1, a > 0}, I_low = {y = +1, a > 0} u {y = -1, a < U}.
@@ -14,8 +15,6 @@ import numpy as np
 from numba import njit, prange
 
 from ..constants import TAU
-from ..kernels import claim_slot
-from ..kernels.qmatrix import CLOCK, COMPLETE, HITS
 from ._smo_kernels import solve_pair
 
 #: Rows per parallel chunk of the gradient update.
@@ -23,20 +22,21 @@ _CHUNK = 4096
 
 
 @njit(cache=True, nogil=True)
-def select_working_set(y, alpha, G, U, keep, size, out):
+def select_working_set(y, alpha, G, U, keep, size, out, active):
     """Fill ``out`` with the kept variables ``keep`` and then, alternately, the
     variables of largest score in I_up and of smallest score in I_low (none twice),
-    until ``size`` are chosen or no candidate is left; return how many.
+    among the ``active`` ones (sorted), until ``size`` are chosen or no candidate is
+    left; return how many.
 
     Also return LIBSVM's maximal violation max_{I_up} score - min_{I_low} score
-    over all variables (0 when a set is empty).
+    over the active variables (0 when a set is empty).
     """
     n = len(y)
     score = np.empty(n)
     up = np.zeros(n, dtype=np.bool_)
     low = np.zeros(n, dtype=np.bool_)
     best_up, best_low = -np.inf, np.inf
-    for t in range(n):
+    for t in active:
         score[t] = -y[t] * G[t]
         if y[t] > 0:
             up[t] = alpha[t] < U[t]
@@ -60,8 +60,8 @@ def select_working_set(y, alpha, G, U, keep, size, out):
     if need <= 0:
         return count, violation
     # the need best of each side (O(n) by partition, then sorted), alternately
-    tops = _best(score, up, chosen, need, -1.0)
-    bottoms = _best(score, low, chosen, need, 1.0)
+    tops = _best(score, up, chosen, need, -1.0, active)
+    bottoms = _best(score, low, chosen, need, 1.0, active)
     a = b = 0
     while count < size and (a < len(tops) or b < len(bottoms)):
         while a < len(tops) and chosen[tops[a]]:
@@ -82,40 +82,17 @@ def select_working_set(y, alpha, G, U, keep, size, out):
 
 
 @njit(cache=True, nogil=True)
-def claim_columns(cache, ws, ws_slots):
-    """Slots for the working set's columns in a QMatrix cache: complete columns
-    already cached are hits (and become the most recently used), the others get
-    a slot (the least recently used outside the set, when the cache holds at
-    least len(ws) columns); returns the positions in ws of the columns to compute."""
-    slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
-    missing = np.zeros(len(ws), dtype=np.bool_)
-    for a in range(len(ws)):
-        s = slot_of[ws[a]]
-        if s >= 0 and slot_generation[s] == COMPLETE:
-            counters[CLOCK] += 1
-            last_used[s] = counters[CLOCK]
-            counters[HITS] += 1
-            ws_slots[a] = s
-        else:
-            missing[a] = True
-    for a in range(len(ws)):
-        if missing[a]:
-            ws_slots[a] = claim_slot(cache, ws[a])
-    return np.flatnonzero(missing)
-
-
-@njit(cache=True, nogil=True)
-def _best(score, member, chosen, k, sign):
-    """Indices of the k smallest sign * score among members not chosen, sorted
-    (sign = -1: the largest scores first)."""
+def _best(score, member, chosen, k, sign, active):
+    """Indices of the k smallest sign * score among the active members not chosen,
+    sorted (sign = -1: the largest scores first)."""
     count = 0
-    for t in range(len(score)):
+    for t in active:
         if member[t] and not chosen[t]:
             count += 1
     keys = np.empty(count)
     index = np.empty(count, dtype=np.int64)
     c = 0
-    for t in range(len(score)):
+    for t in active:
         if member[t] and not chosen[t]:
             keys[c] = sign * score[t]
             index[c] = t
@@ -230,16 +207,23 @@ def _pair_step(Qs, y, alpha, G, U, QD, D, i, j):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def update_gradient(slots, ws_slots, delta, G):
-    """G += sum_t delta[t] Q[:, ws[t]] over the t with delta[t] != 0 (columns in
-    ``slots[ws_slots[t]]``); the D_ii a_i part is the caller's."""
+def update_gradient(slots, ws_slots, delta, G, rows):
+    """G[rows] += sum_t delta[t] Q[rows, ws[t]] over the t with delta[t] != 0 (columns
+    in ``slots[ws_slots[t]]``; ``rows`` sorted, all of them: a contiguous pass); the
+    D_ii a_i part is the caller's."""
     moved = np.flatnonzero(delta != 0.0)
-    n = len(G)
-    for c in prange((n + _CHUNK - 1) // _CHUNK):
+    m = len(rows)
+    every = m == len(G)
+    for c in prange((m + _CHUNK - 1) // _CHUNK):
         start = c * _CHUNK
-        stop = min(start + _CHUNK, n)
+        stop = min(start + _CHUNK, m)
         for t in moved:
             column = slots[ws_slots[t]]
             d = delta[t]
-            for i in range(start, stop):
-                G[i] += d * column[i]
+            if every:
+                for i in range(start, stop):
+                    G[i] += d * column[i]
+            else:
+                for k in range(start, stop):
+                    i = rows[k]
+                    G[i] += d * column[i]

@@ -115,7 +115,6 @@ class KernelDCD:
         self.shuffle = shuffle
         self.chunk_evaluations = int(chunk_evaluations)
         self.state = new_state(random_state)
-        n = problem.n_samples
         self.alpha = problem.feasible(alpha)
         self.gradient = problem.gradient(self.alpha)
         self.index = problem.movable()

@@ -29,8 +29,16 @@ exact-in-float32-columns gradient as LIBSVM's is, falls below ``STOP_RATIO * tol
 certificate recomputes in float64 the gradients of the support vectors and of the
 rows near the margin (so the dual and primal objectives are exact; see
 :meth:`WorkingSetSMO.certificate`).
-There is no shrinking: every variable is scanned once per outer iteration (O(n)),
-against q columns of n entries each.
+A cold start has no shrinking: every variable is scanned once per outer iteration
+(O(n)), against q columns of n entries each. A warm start (a path over C) screens:
+once the violation is below ``SCREEN_VIOLATION``, the variables at 0 whose slack
+y_t (f(x_t) + b) - 1 exceeds ``SCREEN_SLACK`` (rows beyond the margin, most of them
+on a path at large C) leave the selection and the gradient updates until the
+others meet the stopping rule; their gradients are then brought up to date in one
+pass over the complete columns of the variables that moved meanwhile (from the
+cache), and the rule is checked on all variables (if it fails, training goes on
+and screens again). The stopping rule is the same; only the work per outer
+iteration shrinks (see ``SCREEN_SLACK``).
 
 Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
 most the number of columns it holds), plus the dense layout of at most one
@@ -39,7 +47,7 @@ block's points (within the cache's block allowance) and O(n) vectors.
 
 import numpy as np
 
-from ._ws_kernels import claim_columns, gather_block, local_smo, select_working_set, update_gradient
+from ._ws_kernels import gather_block, local_smo, select_working_set, update_gradient
 
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
@@ -56,6 +64,18 @@ MIN_WORKING_SET, MAX_WORKING_SET = 16, 1024
 #: faster than 512 or 1024, which computed up to 50% more kernel columns; w7a and
 #: a9a, 25000 and 32000 rows: 256 as fast as or faster than 128).
 SMALL_WORKING_SET, ROWS_PER_VARIABLE = 128, 100
+
+#: Screening (module docstring): variables at 0 with a slack above SCREEN_SLACK leave
+#: once the violation is below SCREEN_VIOLATION. Not at the start: a start scaled by
+#: C_new / C_old scales the bias too (w7a, 2^6.4 to 2^7: -19.9 at the start, -13.0 at
+#: the end), and rows screened by its slacks came back violated. With the violation
+#: below the slack threshold, a screened row cannot be in the maximal violating pair
+#: at that point. Measured on the w7a path of the kernel benchmark (RBF, 20 C to
+#: 2^7): about 7000 of 24692 rows active in 90% of the outer iterations, the same
+#: outer iterations (2895 vs 2868), the path 30% faster; slack thresholds 0.05 and 0.1
+#: were the fastest, 0.2 and 0.3 10% to 20% slower, 1.0 gained a fifth as much.
+SCREEN_SLACK = 0.1
+SCREEN_VIOLATION = 0.1
 
 
 def working_set_size(n_samples, n_slots, requested=None):
@@ -97,6 +117,10 @@ class WorkingSetSMO:
     inner_ratio : float
         Each sub-problem is solved until its violation is below
         max(STOP_RATIO * tol, inner_ratio * its violation at the start) (ThunderSVM's 0.1).
+    screening : bool or None
+        Leave out the rows beyond the margin once the violation is small (module
+        docstring); None: for a warm start only (``alpha`` given), so that cold fits
+        stay those of the kernel benchmark.
 
     Notes
     -----
@@ -107,7 +131,7 @@ class WorkingSetSMO:
     """
 
     def __init__(self, problem, tol=1e-3, *, shrinking=True, random_state=None, alpha=None,
-                 working_set=None, inner_ratio=0.1):
+                 working_set=None, inner_ratio=0.1, screening=None):
         if getattr(problem, "bias", None) != "exact" or not hasattr(problem, "q"):
             raise ValueError("WorkingSetSMO solves a KernelDualProblem with bias='exact'")
         if problem.kernel.name == "precomputed":
@@ -131,6 +155,9 @@ class WorkingSetSMO:
         self.steps = 0
         self.outer = 0
         self._violation = np.inf
+        self.active = np.arange(n, dtype=np.int64)
+        self._screening = alpha is not None if screening is None else bool(screening)
+        self._screened_from = None  # alpha when the screened variables were left out
         self._select()
         self.finished = False
 
@@ -140,17 +167,57 @@ class WorkingSetSMO:
 
     @property
     def active_size(self):
-        return self.problem.n_samples
+        return len(self.active)
 
     @property
     def n_iter(self):
         """Outer iterations (working sets solved)."""
         return self.outer
 
+    def _screen(self):
+        """Leave out the variables at 0 whose slack is above SCREEN_SLACK."""
+        p = self.problem
+        slack = p.loss_slack(self.alpha, self.G)
+        kept_out = (self.alpha <= 0) & (slack > SCREEN_SLACK)
+        if kept_out.any():
+            self.active = np.flatnonzero(~kept_out)
+            self._screened_from = self.alpha.copy()
+
+    def _unscreen(self):
+        """The screened variables' gradients brought up to date, G += Q[out, moved]
+        (a - a_screened), from the complete columns of the moved variables (q at a
+        time, from the cache); every variable active again."""
+        p = self.problem
+        inside = np.zeros(p.n_samples, dtype=bool)
+        inside[self.active] = True
+        out = np.flatnonzero(~inside)
+        delta = self.alpha - self._screened_from
+        moved = np.flatnonzero(delta)
+        for start in range(0, len(moved), self.q):
+            cols = moved[start:start + self.q]
+            update_gradient(p.q.cache[0], p.q.complete_slots(cols), delta[cols], self.G, out)
+        self.active = np.arange(p.n_samples, dtype=np.int64)
+        self._screened_from = None
+
     def _select(self):
+        """The next working set and the maximal violation over the active variables.
+        A warm start screens once the violation is below SCREEN_VIOLATION; when the
+        active variables meet the stopping rule, the screened ones come back and it
+        is checked on all (if it fails, they are screened again at the next call)."""
+        self._select_active()
+        if self._screening and self._screened_from is None and \
+                self._stop_at <= self._violation < SCREEN_VIOLATION:
+            self._screen()
+            self._select_active()
+        if self._screened_from is not None and (self._violation < self._stop_at
+                                                or self._count < 2):
+            self._unscreen()
+            self._select_active()
+
+    def _select_active(self):
         p = self.problem
         self._count, violation = select_working_set(p.y, self.alpha, self.G, p.upper_bound,
-                                                    self._keep, self.q, self._ws)
+                                                    self._keep, self.q, self._ws, self.active)
         self._violation = float(violation)
 
     def epoch(self):
@@ -160,9 +227,7 @@ class WorkingSetSMO:
         p = self.problem
         qm = p.q
         ws = self._ws[:self._count].copy()
-        ws_slots = np.empty(len(ws), dtype=np.int64)
-        missing = claim_columns(qm.cache, ws, ws_slots)
-        qm.fill_columns(ws[missing], ws_slots[missing])
+        ws_slots = qm.complete_slots(ws)
         block = np.empty((len(ws), len(ws)))
         gather_block(qm.cache[0], ws_slots, ws, block)
         alpha_ws = self.alpha[ws]
@@ -177,7 +242,7 @@ class WorkingSetSMO:
         self._objective += change
         delta = alpha_ws - self.alpha[ws]
         self.alpha[ws] = alpha_ws
-        update_gradient(qm.cache[0], ws_slots, delta, self.G)
+        update_gradient(qm.cache[0], ws_slots, delta, self.G, self.active)
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
@@ -185,7 +250,10 @@ class WorkingSetSMO:
         return self._violation < self._stop_at
 
     def finish(self):
-        """The final certificate's exact parts are recomputed in float64; True."""
+        """The screened gradients brought up to date (after an early stop); the final
+        certificate's exact parts are recomputed in float64; True."""
+        if self._screened_from is not None:
+            self._unscreen()
         self.finished = True
         return True
 
