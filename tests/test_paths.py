@@ -1,5 +1,5 @@
-"""Warm-started paths over C (c_path), the searches over them (LinearSVCCV, SVCCV), the
-command line's -C and the plot of a search."""
+"""Warm-started paths over C (c_path), the searches over them (LinearSVCCV, LinearSVRCV,
+SVCCV, SVRCV, NuSVRCV), the command line's -C and the plot of a search."""
 
 import json
 import re
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from liblinear import liblinearutil as ll
 from sklearn.datasets import load_iris
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
@@ -16,7 +17,7 @@ from dualsvm import SVC, SVCCV, LinearSVC, LinearSVCCV, c_path, cli
 from dualsvm.data import read_svmlight
 from dualsvm.kernel_training import KERNEL_SOLVERS
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem
+from dualsvm.problem import KernelDualProblem, NuDual, SVRDual
 from dualsvm.solvers import Stopping, run_epochs
 
 CS = np.logspace(-6, 2, 9, base=2)
@@ -218,6 +219,61 @@ def test_kernel_path_multiclass_one_vs_one():
         reference = cold(est, C, X, y)
         assert relative(model.primal_, reference.primal_).max() <= 1e-6
         np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+@pytest.mark.parametrize("model", ["SVR", "NuSVR"])
+def test_kernel_regression_path_models_are_the_cold_fits(load, model):
+    # the path starts each fit from (a, a*) = (beta+, beta-) scaled, its equality
+    # constraints restored; every model as good as a cold fit's to within its own gap
+    import dualsvm
+
+    X, y = load("housing_scale")
+    Cs = np.logspace(-3, 6, 10, base=2)
+    extra = {"epsilon": 0.5} if model == "SVR" else {"nu": 0.3}
+    est = getattr(dualsvm, model)(gamma=0.5, tol=1e-6, **extra)
+    path = c_path(est, X, y, Cs)
+    colds = [clone(est).set_params(C=C).fit(X, y) for C in Cs]
+    for fitted, reference, C in zip(path, colds, Cs):
+        assert type(fitted) is type(est) and fitted.C == C and fitted.status_ == ["converged"]
+        assert fitted.primal_[0] - reference.primal_[0] <= fitted.primal_[0] - fitted.dual_[0]
+        assert relative(fitted.primal_, reference.primal_).max() <= 1e-6
+        assert fitted.gap_[0] <= 1e-6
+        np.testing.assert_allclose(fitted.predict(X), reference.predict(X), atol=1e-3)
+    # warm starts take fewer SMO steps, and the cache kept along the path fewer kernel values
+    assert sum(m.n_iter_ for m in path) < sum(m.n_iter_ for m in colds)
+    evaluations = path[-1].history_[0][-1]["kernel_evaluations"]  # cumulative on the path
+    assert evaluations < sum(m.history_[0][-1]["kernel_evaluations"] for m in colds)
+
+
+def test_a_regression_start_keeps_the_equality_constraints(load):
+    # nu-SVR: e'(a - a*) = 0 and e'(a + a*) = nu sum C, whatever the start (a scaled
+    # solution off by rounding, one a far from feasible); epsilon-SVR: e'(a - a*) = 0;
+    # one-class: e'a = nu sum W
+    X, z = load("housing_scale")
+    C = np.full(len(z), 2.0)
+    rng = np.random.default_rng(0)
+    nu = SVRDual(X, z, C, nu=0.3, kernel=make_kernel("rbf", gamma=0.5))
+    for start in (nu.start * (1 + 1e-13), rng.uniform(0, 3, 2 * len(z)), np.zeros(2 * len(z))):
+        alpha = nu.feasible(start)
+        assert ((alpha >= 0) & (alpha <= nu.upper_bound)).all()
+        assert alpha[nu.y > 0].sum() == pytest.approx(0.15 * C.sum(), rel=1e-12)
+        assert alpha[nu.y < 0].sum() == pytest.approx(0.15 * C.sum(), rel=1e-12)
+    eps = SVRDual(X, z, C, epsilon=0.1, kernel=make_kernel("rbf", gamma=0.5))
+    alpha = eps.feasible(rng.uniform(0, 3, 2 * len(z)))
+    assert ((alpha >= 0) & (alpha <= eps.upper_bound)).all()
+    assert alpha @ eps.y == pytest.approx(0.0, abs=1e-9)
+    one_class = NuDual(X, None, np.ones(len(z)), nu=0.2, kernel=make_kernel("rbf", gamma=0.5))
+    alpha = one_class.feasible(rng.uniform(0, 1, len(z)))
+    assert alpha.sum() == pytest.approx(0.2 * len(z), rel=1e-12) and (alpha <= 1).all()
+
+
+def test_kernel_models_without_c_are_refused(heart):
+    from dualsvm import NuSVC, OneClassSVM
+
+    X, y = heart
+    for est in (NuSVC(), OneClassSVM()):
+        with pytest.raises(TypeError, match="c_path takes"):
+            c_path(est, X, y, [1.0, 2.0])
 
 
 def test_scaled_gradient_equals_a_fresh_one(heart):
@@ -476,6 +532,31 @@ def test_svc_cv_picks_the_grid_search_c_and_gamma():
         SVCCV(kernel="precomputed").fit(X @ X.T, y)
     with pytest.raises(ValueError, match="repeated"):
         SVCCV(gammas=[1.0, 1.0]).fit(X, y)
+
+
+@pytest.mark.parametrize("model", ["SVR", "NuSVR"])
+def test_kernel_regression_cv_picks_the_grid_search_c_and_gamma(load, model):
+    import dualsvm
+    from sklearn.model_selection import KFold
+
+    X, y = load("housing_scale")
+    # (tol 1e-5: the float32 kernel columns' rounding of the gradient, |a| 6e-8, stays
+    # below it up to C = 2^6; at C = 2^8 and tol 1e-8 NuSVR took minutes)
+    Cs, gammas = np.logspace(-2, 6, 5, base=2), [0.1, "scale", 2.0]
+    folds = list(KFold(4, shuffle=True, random_state=0).split(X))
+    extra = {"epsilon": 0.5} if model == "SVR" else {"nu": 0.3}
+    search = getattr(dualsvm, model + "CV")(Cs=Cs, gammas=gammas, cv=folds, n_jobs=2,
+                                            tol=1e-5, **extra).fit(X, y)
+    grid = GridSearchCV(getattr(dualsvm, model)(tol=1e-5, **extra),
+                        {"C": list(Cs), "gamma": gammas}, cv=folds).fit(X, y)
+    assert (search.C_, search.gamma_) == (grid.best_params_["C"], grid.best_params_["gamma"])
+    assert search.cv_results_["params"] == grid.cv_results_["params"]
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"],
+                               grid.cv_results_["mean_test_score"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(search.predict(X), grid.predict(X), atol=1e-5)
+    assert type(search.best_estimator_).__name__ == model and search.status_ == ["converged"]
+    with pytest.raises(ValueError, match="precomputed"):
+        getattr(dualsvm, model + "CV")(kernel="precomputed").fit(X @ X.T, y)
 
 
 # --- the command line ------------------------------------------------------------------

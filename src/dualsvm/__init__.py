@@ -16,8 +16,8 @@ module uses is public). An import inside a function only defers a heavy module
    :mod:`~dualsvm.svc` (``SVC``), :mod:`~dualsvm.family` (``NuSVC``,
    ``OneClassSVM``, ``SVR``, ``NuSVR``), each with ``from_fit`` / ``to_fit``;
    :mod:`~dualsvm.paths` (``c_path``: warm-started paths over C);
-   :mod:`~dualsvm.selection` (``LinearSVCCV``, ``LinearSVRCV``, ``SVCCV``: C and
-   gamma by cross-validation over those paths);
+   :mod:`~dualsvm.selection` (``LinearSVCCV``, ``LinearSVRCV``, ``SVCCV``, ``SVRCV``,
+   ``NuSVRCV``: C and gamma by cross-validation over those paths);
    :mod:`~dualsvm.models` (``save_model``, ``load_model``, LIBLINEAR and LIBSVM
    import/export of estimators); :mod:`~dualsvm.plotting`; :mod:`dualsvm.dask.estimator`
    (``dualsvm.dask.LinearSVC``).
@@ -51,22 +51,22 @@ line trains, saves and reports without it, and imports each subcommand's module
 only when that command runs. ``dualsvm.LinearSVC``, ``dualsvm.LinearSVR``,
 ``dualsvm.LinearOneClassSVM``, ``dualsvm.SVC``,
 ``dualsvm.save_model``, ``dualsvm.load_model``, ``dualsvm.c_path``,
-``dualsvm.LinearSVCCV``, ``dualsvm.LinearSVRCV`` and ``dualsvm.SVCCV`` are imported on
-first use.
+``dualsvm.LinearSVCCV``, ``dualsvm.LinearSVRCV``, ``dualsvm.SVCCV``, ``dualsvm.SVRCV``
+and ``dualsvm.NuSVRCV`` are imported on first use.
 """
 
 from .constants import VERSION as __version__
 
-__all__ = ["SVC", "SVCCV", "SVR", "LinearOneClassSVM", "LinearSVC", "LinearSVCCV", "LinearSVR",
-           "LinearSVRCV", "NuSVC", "NuSVR", "OneClassSVM", "c_path", "load_model", "save_model",
-           "__version__"]
+__all__ = ["SVC", "SVCCV", "SVR", "SVRCV", "LinearOneClassSVM", "LinearSVC", "LinearSVCCV",
+           "LinearSVR", "LinearSVRCV", "NuSVC", "NuSVR", "NuSVRCV", "OneClassSVM", "c_path",
+           "load_model", "save_model", "__version__"]
 
 _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr", "SVC": "svc",
          "LinearOneClassSVM": "linear_one_class",
          "save_model": "models", "load_model": "models",
          "NuSVC": "family", "NuSVR": "family", "OneClassSVM": "family", "SVR": "family",
          "c_path": "paths", "LinearSVCCV": "selection", "LinearSVRCV": "selection",
-         "SVCCV": "selection"}
+         "SVCCV": "selection", "SVRCV": "selection", "NuSVRCV": "selection"}
 
 
 def __getattr__(name):

@@ -26,7 +26,7 @@ from .base import KernelMixin
 from .kernel_training import fit_kernel
 from .kernels import n_samples
 from .svc import SVC
-from .validation import regression_data, sample_costs, samples
+from .validation import regression_data, sample_costs, samples, scaled_costs
 
 #: The parameters every member shares with SVC (kernel, SMO, our extras).
 _KERNEL_PARAMETERS = {name: SVC._parameter_constraints[name] for name in (
@@ -81,8 +81,14 @@ class _Regressor(RegressorMixin, _SingleModel):
         -------
         self
         """
+        X, y, unit_cost = self._training_inputs(X, y, sample_weight)
+        return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C),
+                                         self._training_params(), self._kind))
+
+    def _training_inputs(self, X, y, sample_weight):
+        """Checked (X, y) (X as training takes it) and the costs at C = 1."""
         X, y = regression_data(self, X, y, check_X=not callable(self.kernel))
-        return self._fit_one(X, y, _weights(len(y), sample_weight, self.C))
+        return self._training_matrix(X), y, _weights(len(y), sample_weight)
 
     def predict(self, X):
         """f(x) = sum_t dual_coef_[0, t] K(x_t, x) + intercept_[0]."""

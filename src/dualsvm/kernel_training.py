@@ -36,10 +36,20 @@ def _epochs(max_iter, per_epoch):
     return math.inf if max_iter < 0 else math.ceil(max_iter / per_epoch)
 
 
+def smo_step_limit(max_iter, n_variables):
+    """SMO's step limit: ``max_iter``, or for -1 LIBSVM's max(10^7, 100 N). LIBSVM's
+    solver stops there too (with a warning): where the float32 kernel columns'
+    rounding of the gradient (|a| 6e-8) approaches tol, the violation may never
+    drop below it (NuSVR at C = 2^15 on 21 points: LIBSVM stops after 8e5 steps,
+    we did not within 2e6)."""
+    return max_iter if max_iter >= 0 else max(10_000_000, 100 * n_variables)
+
+
 def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+    max_steps = smo_step_limit(max_iter, problem.n_samples)
     solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state, alpha=alpha,
-                 max_steps=None if max_iter < 0 else max_iter)
-    return solver, _epochs(max_iter, solver.steps_per_epoch)
+                 max_steps=max_steps)
+    return solver, _epochs(max_steps, solver.steps_per_epoch)
 
 
 def _builder(solver_class):
@@ -189,7 +199,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         A key of :data:`dualsvm.constants.SVM_TYPES`.
     start : WarmStart or None
         Dual variables to start each pair from (``start.alpha[p]``, in the pair's
-        row order, see :func:`pair_alphas`).
+        row order, see :func:`task_alphas`).
     problems : list or None
         The binary problems, kept for the next call on the same X and y with
         other costs (a path over C): an empty list is filled; a filled one is
@@ -357,10 +367,19 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
     return dec
 
 
-def pair_alphas(fit, y, cost):
-    """The dual variables of every pair of a :class:`KernelFit`, each in its task's
-    row order (:func:`dualsvm.multiclass.one_vs_one` of the training ``y`` and
-    ``cost``): what :func:`fit_kernel` takes as ``start.alpha``."""
+def task_alphas(fit, y, cost):
+    """The dual variables of every task of a C-SVC or regression :class:`KernelFit`,
+    each in its task's variable order: what :func:`fit_kernel` takes as
+    ``start.alpha``. Classification: each pair's (the rows of
+    :func:`dualsvm.multiclass.one_vs_one` of the training ``y`` and ``cost``).
+    Regression: (a, a*) = (beta+, beta-) over the rows of cost > 0 (the solution's a
+    and a* are never both nonzero when eps > 0; else the start's sums are restored
+    by :meth:`dualsvm.problem.KernelQP.feasible`)."""
+    if fit.kind in ("epsilon_svr", "nu_svr"):
+        beta = np.zeros(len(y))
+        beta[fit.support_] = fit.dual_coef_[0]
+        beta = beta[cost > 0]
+        return [np.concatenate([np.maximum(beta, 0.0), np.maximum(-beta, 0.0)])]
     label = np.searchsorted(fit.classes_, y)
     sv_label = label[fit.support_]
     alphas = []
@@ -374,13 +393,14 @@ def pair_alphas(fit, y, cost):
     return alphas
 
 
-def kernel_path(X, y, unit_cost, params, Cs):
+def kernel_path(X, y, unit_cost, params, Cs, kind="c_svc"):
     """Fit one kernel model per C of the increasing ``Cs``, each from the one before.
 
     Each fit starts from the previous dual variables scaled by C_new / C_old
-    (:meth:`WarmStart.rescaled`; the solver projects them into its box and, for
-    the exact bias, onto y'a = 0), and the binary problems, with their kernel
-    column caches, are kept across the path (:meth:`KernelDualProblem.set_costs`).
+    (:meth:`WarmStart.rescaled`; the solver projects them into its box and
+    restores the equality constraints: :meth:`BoxDual.feasible`,
+    :meth:`KernelQP.feasible`), and the problems, with their kernel column caches,
+    are kept across the path (their ``set_costs``).
 
     Parameters
     ----------
@@ -389,9 +409,11 @@ def kernel_path(X, y, unit_cost, params, Cs):
     unit_cost : ndarray of shape (n_samples,)
         C_i / C (costs scale with C).
     params : dict
-        SVC parameters (``params["C"]`` is replaced by each C).
+        The estimator's parameters (``params["C"]`` is replaced by each C).
     Cs : sequence of float
         Increasing values of C.
+    kind : {'c_svc', 'epsilon_svr', 'nu_svr'}
+        The models with a C (nu-SVC and one-class have none).
 
     Yields
     ------
@@ -405,8 +427,8 @@ def kernel_path(X, y, unit_cost, params, Cs):
         cost = unit_cost * C
         start = None
         if previous is not None:
-            start = WarmStart(alpha=pair_alphas(previous[1], y, cost)).rescaled(C / previous[0])
-        fit = fit_kernel(X, y, cost, {**params, "C": C}, start=start, problems=problems)
+            start = WarmStart(alpha=task_alphas(previous[1], y, cost)).rescaled(C / previous[0])
+        fit = fit_kernel(X, y, cost, {**params, "C": C}, kind, start=start, problems=problems)
         yield fit
         if "interrupted" in fit.status_:
             return

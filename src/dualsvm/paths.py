@@ -12,13 +12,17 @@ C. Each returned model is a fitted clone with its own certificate
 
 The training is in :func:`dualsvm.linear_training.linear_path` and
 :func:`dualsvm.kernel_training.kernel_path`; the estimator-level generators in
-:mod:`dualsvm.linear_svc` and :mod:`dualsvm.svc`.
+:mod:`dualsvm.linear_svc`, :mod:`dualsvm.linear_svr` and :mod:`dualsvm.svc`.
 """
 
+from .family import SVR, NuSVR
 from .linear_svc import LinearSVC, linear_svc_path
 from .linear_svr import LinearSVR, linear_svr_path
-from .svc import SVC, svc_path
+from .svc import SVC, kernel_path_models
 from .validation import check_grid
+
+#: The kernel models with a C (NuSVC and OneClassSVM have none).
+_KERNEL_MODELS = (SVR, NuSVR, SVC)
 
 __all__ = ["c_path", "iter_c_path"]
 
@@ -28,15 +32,16 @@ def iter_c_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
     Cs = check_grid(Cs)
     if isinstance(estimator, LinearSVC):
         return linear_svc_path(estimator, X, y, Cs, sample_weight=sample_weight, start=start)
-    if start != "dual" and isinstance(estimator, (LinearSVR, SVC)):
+    kernel_model = isinstance(estimator, _KERNEL_MODELS) and "C" in estimator.get_params()
+    if not (kernel_model or isinstance(estimator, LinearSVR)):
+        raise TypeError(f"c_path takes a dualsvm LinearSVC, LinearSVR, SVC, SVR or NuSVR, got "
+                        f"{type(estimator).__name__}")
+    if start != "dual":
         raise ValueError(f"start={start!r} is for LinearSVC (a primal w); the other models "
                          "start from the previous dual variables (start='dual')")
     if isinstance(estimator, LinearSVR):
         return linear_svr_path(estimator, X, y, Cs, sample_weight=sample_weight)
-    if isinstance(estimator, SVC):
-        return svc_path(estimator, X, y, Cs, sample_weight=sample_weight)
-    raise TypeError(f"c_path takes a dualsvm LinearSVC, LinearSVR or SVC, got "
-                    f"{type(estimator).__name__}")
+    return kernel_path_models(estimator, X, y, Cs, sample_weight=sample_weight)
 
 
 def c_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
@@ -44,12 +49,13 @@ def c_path(estimator, X, y, Cs, *, sample_weight=None, start="dual"):
 
     Parameters
     ----------
-    estimator : LinearSVC, LinearSVR or SVC
+    estimator : LinearSVC, LinearSVR, SVC, SVR or NuSVR
         The model to fit (unchanged; its ``C`` is replaced by each value).
         Every solver is supported: 'dcd' with any bias mode, the primal solvers
         of LinearSVC (which continue from the previous w and step count), its
-        Crammer-Singer and L1-penalty solvers, LinearSVR's two losses, and all of
-        SVC's kernel solvers.
+        Crammer-Singer and L1-penalty solvers, LinearSVR's two losses, all of
+        SVC's kernel solvers, and SMO for SVR and NuSVR (NuSVC and OneClassSVM
+        have no C: they are refused).
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     Cs : array-like of shape (n_Cs,)

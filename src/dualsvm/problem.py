@@ -595,8 +595,55 @@ class KernelGradients:
     variables near a non-zero loss (:meth:`loss_slack` below a margin far above
     that error); elsewhere the loss is 0 either way. A full product (n_sv n
     kernel values) took a quarter of a fit on ijcnn1 (C-SVC) and a tenth (SVR).
-    A subclass has ``q`` (a QMatrix), ``diag``, ``linear`` and defines ``loss_slack``.
+    A subclass has ``q`` (a QMatrix), ``diag``, ``linear``, costs ``C``, calls
+    :meth:`_keep_no_products` once built and defines ``loss_slack``.
+
+    Products Q v are kept by name for the next ones (:meth:`product`), and rescaled
+    when the costs are (:meth:`_rescale_products`): along a path over C, a start
+    is the previous solution scaled by C_new / C_old, so its gradient and the
+    next certificate need only the columns of the variables that moved.
     """
+
+    def _keep_no_products(self):
+        self._products = {}  # name -> (v, Q v) of the last product of that name
+        self._last = None  # the last product of any name
+
+    def product(self, v, name="alpha"):
+        """Q v in float64, by tiles of the columns of v's support (``QMatrix.times``),
+        from the last product of ``name`` (else the last of any name: SMO's start
+        takes G_bar = Q (the variables at their bound) first, and LIBSVM's starting
+        points of the nu problems have every variable but one or two at a bound)
+        when fewer columns differ than v has nonzeros (:func:`kept_product`)."""
+        v = np.asarray(v, dtype=np.float64)
+        result = kept_product(self.q, v, self._products.get(name, self._last))
+        self.keep_product(name, v, result)
+        return result
+
+    def keep_product(self, name, v, qv):
+        """Keep ``qv`` as the product Q v of ``name`` for the next :meth:`product`: also
+        a product a solver maintained itself (its gradient, SMO's G_bar), so that the
+        next warm start of a path costs no kernel evaluation. It carries the solver's
+        rounding (float32 columns summed in float64), which is what that solver's own
+        gradient has; certificates recompute their exact parts (:meth:`final_certificate`)."""
+        self._products[name] = self._last = (np.array(v, dtype=np.float64),
+                                             np.array(qv, dtype=np.float64))
+
+    def _rescale_products(self, old, new):
+        """New costs ``new`` for the same rows: the column cache stays (Q does not depend
+        on C) but its partial columns are invalidated (a new solver starts with every
+        variable active). When every C_i is scaled by one ratio r, the kept products
+        are rescaled with it (a start scaled by r then needs no kernel evaluation);
+        otherwise they are dropped."""
+        self.q.new_generation()
+        on = old > 0
+        ratio = float(new[on][0] / old[on][0]) if on.any() else 1.0
+        if not np.allclose(new[on], ratio * old[on], rtol=1e-12, atol=0.0) or \
+                (new[~on] != 0).any():
+            self._keep_no_products()
+            return
+        self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
+        self._last = None if self._last is None else (ratio * self._last[0],
+                                                      ratio * self._last[1])
 
     def loss_slack(self, alpha, gradient):
         """s_t: the loss term of variable t is 0 when s_t >= 0 (the model's bias and
@@ -620,12 +667,16 @@ class KernelGradients:
         return out
 
     def exact_product(self, alpha, rows):
-        """(Q a)[rows] in float64, from the columns of a's support (:func:`kept_product`)."""
-        return kept_product(self.q, np.asarray(alpha, dtype=np.float64), None, rows)
-
-    def keep_product(self, name, v, qv):
-        """Keep a product Q v a solver maintained, for the next warm start (only
-        :class:`KernelDualProblem` takes warm starts; here nothing is kept)."""
+        """(Q a)[rows] in float64 for a certificate, kept (NaN on the other rows) for the
+        next one: along a path, the rows it had in common with the last one cost only
+        the columns of the variables that moved since (:func:`kept_product`), a
+        fraction of a full product Q[rows, sv] a_sv."""
+        alpha = np.asarray(alpha, dtype=np.float64)
+        result = kept_product(self.q, alpha, self._products.get("exact"), rows)
+        exact = np.full(self.n_samples, np.nan)
+        exact[rows] = result
+        self._products["exact"] = (alpha.copy(), exact)  # not the last: it has NaN
+        return result
 
     def final_certificate(self, alpha, gradient):
         """(primal, dual, relative gap, intercept) of a solver's last point: the
@@ -684,7 +735,7 @@ class KernelDualProblem(KernelGradients, BoxDual):
         # Q_ii + D_ii, the curvature of every coordinate.
         self.q_diag = self.q.diag + self.diag
         self.linear = np.full(self.n_samples, -1.0)  # the linear term -e
-        self._products = {}  # name -> (v, Q v) of the last product: see product
+        self._keep_no_products()
 
     #: SMO keeps y'a = 0 only (LIBSVM's Solver, not Solver_NU).
     two_constraints = False
@@ -694,64 +745,14 @@ class KernelDualProblem(KernelGradients, BoxDual):
         return self.X.shape[0]
 
     def set_costs(self, C):
-        """Take new costs C_i for the same rows, labels and kernel (a path over C).
-
-        Q does not depend on C, so the column cache stays valid and is kept: only
-        (D_ii, U_i) change. Partial columns are invalidated (a new solver starts
-        with every variable active); complete ones stay. When every C_i is
-        scaled by one ratio r, the kept products Q v (see :meth:`product`) are
-        rescaled with it: a start scaled by r then needs no kernel evaluation.
-        """
+        """Take new costs C_i for the same rows, labels and kernel (a path over C):
+        (D_ii, U_i) change, the column cache and the kept products stay
+        (:meth:`KernelGradients._rescale_products`)."""
         C = np.asarray(C, dtype=np.float64)
-        old = self.C
-        self.C = C
+        old, self.C = self.C, C
         self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
         self.q_diag = self.q.diag + self.diag
-        self.q.new_generation()
-        on = old > 0
-        ratio = float(C[on][0] / old[on][0]) if on.any() else 1.0
-        if not np.allclose(C[on], ratio * old[on], rtol=1e-12, atol=0.0) or \
-                (C[~on] != 0).any():
-            self._products = {}
-            return
-        self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
-
-    def product(self, v, name="alpha"):
-        """Q v in float64, by tiles of the columns of v's support (``QMatrix.times``).
-
-        The last product of each ``name`` is kept (and rescaled by :meth:`set_costs`):
-        Q v = Q v_old + Q (v - v_old) then needs only the columns where v differs
-        from v_old. Along a path over C the start is the previous solution scaled,
-        and a solution differs from its start where the solver moved, so the
-        gradients of a warm start and of its final certificate cost a fraction
-        of a full product.
-        """
-        v = np.asarray(v, dtype=np.float64)
-        result = kept_product(self.q, v, self._products.get(name))
-        self._products[name] = (v.copy(), result.copy())
-        return result
-
-    def keep_product(self, name, v, qv):
-        """Keep ``qv`` as the product Q v of ``name`` for the next :meth:`product`: a
-        product a solver maintained itself (its gradient, SMO's G_bar), so that the
-        next warm start of a path (v scaled by C_new / C_old, see :meth:`set_costs`)
-        costs no kernel evaluation. It carries the solver's rounding (float32
-        columns summed in float64), which is what that solver's own gradient has;
-        certificates recompute their exact parts (:meth:`final_certificate`)."""
-        self._products[name] = (np.array(v, dtype=np.float64), np.array(qv, dtype=np.float64))
-
-    def exact_product(self, alpha, rows):
-        """(Q a)[rows] in float64 for a certificate, kept (NaN on the other rows) for the
-        next one: along a path, the rows it had in common with the last one cost only
-        the columns of the variables that moved since (:func:`kept_product`; the kept
-        product is rescaled with the costs, see :meth:`set_costs`), a fraction of a
-        full product Q[rows, sv] a_sv."""
-        alpha = np.asarray(alpha, dtype=np.float64)
-        result = kept_product(self.q, alpha, self._products.get("exact"), rows)
-        exact = np.full(self.n_samples, np.nan)
-        exact[rows] = result
-        self._products["exact"] = (alpha.copy(), exact)
-        return result
+        self._rescale_products(old, C)
 
     def gradient(self, alpha):
         """G = (Q + D)a - e, with Q a from :meth:`product`."""
@@ -819,7 +820,7 @@ class KernelQP(KernelGradients, BoxDual):
             self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
         self.diag = np.zeros(len(self.y))
         self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size, row_of=row_of)
-        self._last_product = None  # (v, Q v): see product
+        self._keep_no_products()
         self.q_diag = self.q.diag.copy()
 
     @property
@@ -828,22 +829,23 @@ class KernelQP(KernelGradients, BoxDual):
         return len(self.y)
 
     def feasible(self, alpha):
-        """LIBSVM's starting point (the equality constraints fix the sums: no warm start)."""
-        if alpha is not None:
-            raise ValueError(f"{type(self).__name__} takes no warm start: its equality "
-                             "constraints fix where SMO starts")
-        return self.start.copy()
-
-    def product(self, v, name=None):
-        """Q v in float64 (``QMatrix.times``), from the last product whatever its
-        ``name`` (see :func:`kept_product`): SMO's start takes G_bar = Q (the
-        variables at their bound) first, and LIBSVM's starting points of the nu
-        problems and one-class have every variable but one or two at a bound, so
-        G then needs only those columns more."""
-        v = np.asarray(v, dtype=np.float64)
-        result = kept_product(self.q, v, self._last_product)
-        self._last_product = (v.copy(), result.copy())
-        return result
+        """LIBSVM's starting point for None; else a warm start clipped to the box with
+        its equality constraints restored: y'a = 0 by :meth:`BoxDual.feasible`'s rule
+        when that is the only one; when the sums of each sign's variables are fixed
+        (two constraints, or one-class's e'a = S), each side's sum set to that of the
+        starting point (the excess taken, or the shortfall filled, in index order)."""
+        if alpha is None:
+            return self.start.copy()
+        if not self.two_constraints and (self.y < 0).any():
+            return super().feasible(alpha)
+        alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, self.upper_bound)
+        for side in (self.y > 0, self.y < 0):
+            shortfall = float(self.start[side].sum() - alpha[side].sum())
+            if shortfall > 0:
+                alpha[side] += greedy_fill(shortfall, self.upper_bound[side] - alpha[side])
+            elif shortfall < 0:
+                alpha[side] -= greedy_fill(-shortfall, alpha[side])
+        return alpha
 
     def gradient(self, alpha):
         """G = Q a + p from scratch (:meth:`product`)."""
@@ -1012,17 +1014,31 @@ class SVRDual(KernelQP):
         self.C = np.asarray(self.C, dtype=np.float64)
         self.n_rows = n
         self.y = np.concatenate([np.ones(n), -np.ones(n)])
-        self.upper_bound = np.concatenate([self.C, self.C])
         self.two_constraints = self.nu is not None
         if self.two_constraints:
             self.linear = np.concatenate([-z, z])
+        else:
+            self.linear = np.concatenate([self.epsilon - z, self.epsilon + z])
+        self._set_bounds()
+        # a_i and a*_i share row i's kernel column (LIBSVM's SVR_Q)
+        self._build_q(np.concatenate([np.arange(n), np.arange(n)]))
+
+    def _set_bounds(self):
+        """U = (C, C) and LIBSVM's starting point for the costs C."""
+        self.upper_bound = np.concatenate([self.C, self.C])
+        if self.two_constraints:
             half = greedy_fill(0.5 * self.nu * float(self.C.sum()), self.C)
             self.start = np.concatenate([half, half])
         else:
-            self.linear = np.concatenate([self.epsilon - z, self.epsilon + z])
-            self.start = np.zeros(2 * n)
-        # a_i and a*_i share row i's kernel column (LIBSVM's SVR_Q)
-        self._build_q(np.concatenate([np.arange(n), np.arange(n)]))
+            self.start = np.zeros(2 * self.n_rows)
+
+    def set_costs(self, C):
+        """Take new costs C_i for the same rows, targets and kernel (a path over C):
+        U, nu-SVR's sum S and the starting point change, the column cache and the
+        kept products stay (:meth:`KernelGradients._rescale_products`)."""
+        old, self.C = self.C, np.asarray(C, dtype=np.float64)
+        self._set_bounds()
+        self._rescale_products(old, self.C)
 
     def coefficients(self, alpha):
         """beta = a - a*: the coefficient of every row in f."""

@@ -1,9 +1,10 @@
 """Choosing C (and gamma) by cross-validation over warm-started paths.
 
-:class:`LinearSVCCV` and :class:`SVCCV` fit, on every training fold, one
-regularisation path over the whole grid of C (:func:`dualsvm.paths.iter_c_path`:
-each fit starts from the one before), score each model on the held-out fold,
-and run the folds (and, for SVCCV, the gamma values) in parallel with joblib.
+:class:`LinearSVCCV`, :class:`LinearSVRCV`, :class:`SVCCV`, :class:`SVRCV` and
+:class:`NuSVRCV` fit, on every training fold, one regularisation path over the
+whole grid of C (:func:`dualsvm.paths.iter_c_path`: each fit starts from the one
+before), score each model on the held-out fold, and run the folds (and, for the
+kernel models, the gamma values) in parallel with joblib.
 ``cv_results_`` has the layout of scikit-learn's search objects
 (``GridSearchCV``), in the same order of candidates (C outer, gamma inner), so
 ties are broken the same way: the first best, i.e. the smallest C.
@@ -27,14 +28,15 @@ from sklearn.base import _fit_context  # noqa: I001
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .family import SVR, NuSVR
 from .linear_svc import LinearSVC
 from .linear_svr import LinearSVR
 from .paths import iter_c_path
 from .svc import SVC
 from .validation import check_grid, regression_data, training_data
 
-__all__ = ["LinearSVCCV", "LinearSVRCV", "SVCCV", "default_Cs", "fold_path_scores",
-           "search_results"]
+__all__ = ["LinearSVCCV", "LinearSVRCV", "NuSVRCV", "SVCCV", "SVRCV", "default_Cs",
+           "fold_path_scores", "search_results"]
 
 #: The parameters of a search itself; the others are the searched model's.
 SEARCH_PARAMS = ("Cs", "gammas", "cv", "scoring", "refit", "n_jobs", "start")
@@ -289,7 +291,47 @@ gap_tol, max_iter, shrinking, class_weight, random_state
         return tags
 
 
-class SVCCV(_PathSearch, ClassifierMixin, BaseEstimator):
+class _KernelSearch(_PathSearch):
+    """What the kernel searches share: a path over C for every gamma and fold, LIBSVM's
+    grid.py range of C (2**-5 to 2**15), the refitted model's certificate."""
+
+    def _gammas(self):
+        gammas = ["scale"] if self.gammas is None else list(self.gammas)
+        if not gammas:
+            raise ValueError("gammas must hold at least one value")
+        for gamma in gammas:
+            self._model(gamma=gamma)._validate_params()  # the model's own check and message
+        if len(gammas) != len({repr(g) for g in gammas}):
+            raise ValueError(f"gammas has repeated values: {gammas!r}")
+        return gammas
+
+    def _kernel_search(self, X, y, sample_weight):
+        if self.kernel == "precomputed":
+            raise ValueError(f"{type(self).__name__} does not take kernel='precomputed' (its "
+                             "folds would need the kernel matrix cut by rows and columns); "
+                             "search C with dualsvm.c_path on each fold's kernel matrix instead")
+        Cs = default_Cs(self.Cs, -5, 15)
+        self._search(X, y, sample_weight, self._base(),
+                     [({"gamma": gamma}, Cs) for gamma in self._gammas()])
+        self.gamma_ = self.best_params_["gamma"]
+        if self.refit:
+            for name in ("n_iter_", "primal_", "dual_", "gap_", "status_"):
+                setattr(self, name, getattr(self.best_estimator_, name))
+        return self
+
+    @available_if(_refitted)
+    def predict(self, X):
+        """The refitted model's predictions."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class SVCCV(_KernelSearch, ClassifierMixin, BaseEstimator):
     """SVC with C and gamma chosen by k-fold cross-validation over warm-started paths.
 
     For every gamma and every training fold, the grid of C is fitted as one path
@@ -363,16 +405,6 @@ max_iter, decision_function_shape, random_state
 
     _model = SVC
 
-    def _gammas(self):
-        gammas = ["scale"] if self.gammas is None else list(self.gammas)
-        if not gammas:
-            raise ValueError("gammas must hold at least one value")
-        for gamma in gammas:
-            SVC(gamma=gamma)._validate_params()  # SVC's own check and message
-        if len(gammas) != len({repr(g) for g in gammas}):
-            raise ValueError(f"gammas has repeated values: {gammas!r}")
-        return gammas
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Choose C and gamma by cross-validation, then (``refit``) fit them on all the data.
@@ -387,35 +419,13 @@ max_iter, decision_function_shape, random_state
         -------
         self
         """
-        if self.kernel == "precomputed":
-            raise ValueError("SVCCV does not take kernel='precomputed' (its folds would need the "
-                             "kernel matrix cut by rows and columns); search C with "
-                             "dualsvm.c_path on each fold's kernel matrix instead")
-        Cs = default_Cs(self.Cs, -5, 15)
-        self._search(X, y, sample_weight, self._base(),
-                     [({"gamma": gamma}, Cs) for gamma in self._gammas()])
-        self.gamma_ = self.best_params_["gamma"]
-        if self.refit:
-            for name in ("n_iter_", "primal_", "dual_", "gap_", "status_"):
-                setattr(self, name, getattr(self.best_estimator_, name))
-        return self
+        return self._kernel_search(X, y, sample_weight)
 
     @available_if(_refitted)
     def decision_function(self, X):
         """The refitted model's decision function (see :meth:`SVC.decision_function`)."""
         check_is_fitted(self)
         return self.best_estimator_.decision_function(X)
-
-    @available_if(_refitted)
-    def predict(self, X):
-        """The refitted model's predictions."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 class LinearSVRCV(_PathSearch, RegressorMixin, BaseEstimator):
@@ -519,3 +529,131 @@ shrinking, random_state
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class SVRCV(_KernelSearch, RegressorMixin, BaseEstimator):
+    """SVR with C and gamma chosen by k-fold cross-validation over warm-started paths.
+
+    As :class:`SVCCV`, for :class:`SVR`: for every gamma and every training fold the
+    grid of C is one path (:func:`dualsvm.c_path`: each fit starts from the previous
+    (a, a*) scaled to the new C, with the kernel column cache kept along the
+    path), each model is scored on the held-out fold (default: R^2), the (fold,
+    gamma) paths run in parallel, and the best mean score (the first of equal ones
+    in scikit-learn's order: C outer, gamma inner) is refitted on all the data.
+
+    Parameters
+    ----------
+    Cs : int or array-like, default=11
+        The grid of C: an int n gives n values log-spaced from 2**-5 to 2**15
+        (LIBSVM's grid.py range); else the increasing values themselves.
+    gammas : array-like or None, default=None
+        Values of gamma (floats > 0, 'scale' or 'auto'); None: ['scale'].
+    cv, scoring, refit, n_jobs
+        As :class:`LinearSVRCV`'s (folds not stratified; default score R^2).
+    kernel, degree, coef0, epsilon, tol, cache_size, shrinking, max_iter
+        As :class:`SVR`'s.
+
+    Attributes
+    ----------
+    C_, gamma_ : float, and float or str
+        The chosen C and gamma (as given in ``gammas``).
+    cv_results_, best_index_, best_score_, best_params_, n_splits_, scorer_, refit_time_
+        As :class:`LinearSVCCV`'s, with ``param_gamma``.
+    best_estimator_ : SVR
+        The model refitted on all the data (``refit=True``); ``predict`` is its.
+    n_iter_, primal_, dual_, gap_, status_
+        Those of ``best_estimator_`` (``refit=True``).
+    """
+
+    _model = SVR
+    _parameter_constraints = {
+        **{name: SVCCV._parameter_constraints[name]
+           for name in ("Cs", "gammas", "cv", "scoring", "refit", "n_jobs")},
+        **{name: SVR._parameter_constraints[name] for name in (
+            "kernel", "degree", "coef0", "epsilon", "tol", "cache_size", "shrinking",
+            "max_iter")},
+    }
+
+    def __init__(self, Cs=11, gammas=None, *, cv=None, scoring=None, refit=True, n_jobs=None,
+                 kernel="rbf", degree=3, coef0=0.0, epsilon=0.1, tol=1e-3, cache_size=200,
+                 shrinking=True, max_iter=-1):
+        self.Cs = Cs
+        self.gammas = gammas
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.kernel = kernel
+        self.degree = degree
+        self.coef0 = coef0
+        self.epsilon = epsilon
+        self.tol = tol
+        self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.max_iter = max_iter
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Choose C and gamma by cross-validation, then (``refit``) fit them on all the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of C (in every training fold and the refit).
+
+        Returns
+        -------
+        self
+        """
+        return self._kernel_search(X, y, sample_weight)
+
+
+class NuSVRCV(SVRCV):
+    """NuSVR with C and gamma chosen by k-fold cross-validation over warm-started paths.
+
+    As :class:`SVRCV`, for :class:`NuSVR` (``nu`` in place of ``epsilon``); the
+    path's starts keep nu-SVR's two equality constraints
+    (:meth:`dualsvm.problem.KernelQP.feasible`).
+
+    Parameters
+    ----------
+    Cs, gammas, cv, scoring, refit, n_jobs
+        As :class:`SVRCV`'s.
+    nu, kernel, degree, coef0, tol, cache_size, shrinking, max_iter
+        As :class:`NuSVR`'s.
+
+    Attributes
+    ----------
+    C_, gamma_, cv_results_, best_index_, best_score_, best_params_, n_splits_, \
+scorer_, refit_time_, n_iter_, primal_, dual_, gap_, status_
+        As :class:`SVRCV`'s.
+    best_estimator_ : NuSVR
+    """
+
+    _model = NuSVR
+    _parameter_constraints = {
+        **{name: value for name, value in SVRCV._parameter_constraints.items()
+           if name != "epsilon"},
+        "nu": NuSVR._parameter_constraints["nu"],
+    }
+
+    def __init__(self, Cs=11, gammas=None, *, cv=None, scoring=None, refit=True, n_jobs=None,
+                 nu=0.5, kernel="rbf", degree=3, coef0=0.0, tol=1e-3, cache_size=200,
+                 shrinking=True, max_iter=-1):
+        self.Cs = Cs
+        self.gammas = gammas
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.n_jobs = n_jobs
+        self.nu = nu
+        self.kernel = kernel
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.cache_size = cache_size
+        self.shrinking = shrinking
+        self.max_iter = max_iter

@@ -84,7 +84,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         Multiplies C per class.
     max_iter : int, default=-1
         Iterations per binary problem (SMO steps for 'smo', working sets for
-        'ws'); -1: no limit.
+        'ws'); -1: no limit, except SMO's LIBSVM limit of max(10^7, 100 n) steps.
     time_limit : float or None, default=None
         Seconds after which training stops with the current models.
     callback : callable or None, default=None
@@ -283,19 +283,22 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         return -np.asarray(coef) if len(self.classes_) == 2 else np.asarray(coef)
 
 
-def svc_path(estimator, X, y, Cs, *, sample_weight=None):
-    """Fitted clones of an :class:`SVC`, one per C of the increasing ``Cs``, each
-    started from the one before, with the kernel column caches kept across the
-    path (see :func:`dualsvm.c_path`); a generator."""
+def kernel_path_models(estimator, X, y, Cs, *, sample_weight=None):
+    """Fitted clones of a kernel model with a C (:class:`SVC`, ``SVR``, ``NuSVR``),
+    one per C of the increasing ``Cs``, each started from the one before, with the
+    kernel column caches kept across the path (see :func:`dualsvm.c_path`); a
+    generator."""
     estimator = clone(estimator)
     estimator._validate_params()
     if callable(estimator.kernel):
         raise ValueError("a path over C takes a kernel by name, not a callable kernel: pass "
                          "kernel='precomputed' and the kernel matrix")
-    kernel_solver(estimator.solver, estimator.loss, estimator.shrinking)
+    if isinstance(estimator, SVC):
+        kernel_solver(estimator.solver, estimator.loss, estimator.shrinking)
     X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
     names = getattr(estimator, "feature_names_in_", None)
-    for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs):
+    for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs,
+                           estimator._kind):
         model = clone(estimator).set_params(C=fit.params["C"])
         model._take_fit(fit)
         if names is not None:
