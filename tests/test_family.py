@@ -188,8 +188,10 @@ def test_smo_keeps_both_equality_constraints(load, make):
         assert problem.y @ a == pytest.approx(sums[0], abs=1e-9)
         assert a.sum() == pytest.approx(sums[1], rel=1e-12)
     assert np.allclose(solver.G, problem.gradient(solver.alpha), atol=1e-5)
-    with pytest.raises(ValueError, match="no warm start"):
-        SMO(problem, 1e-3, alpha=np.zeros(problem.n_samples))
+    # a warm start (a path's) is made feasible: the same sums from any point of the box
+    warm = SMO(problem, 1e-3, alpha=np.zeros(problem.n_samples)).alpha
+    assert problem.y @ warm == pytest.approx(sums[0], abs=1e-9)
+    assert warm.sum() == pytest.approx(sums[1], rel=1e-12)
 
 
 @pytest.mark.parametrize("make", [
