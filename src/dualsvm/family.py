@@ -35,9 +35,10 @@ _KERNEL_PARAMETERS = {name: SVC._parameter_constraints[name] for name in (
 _NU = [Interval(Real, 0.0, 1.0, closed="right")]
 
 
-def _weights(n, sample_weight, C=1.0):
-    """C * sample_weight_i (checked as for SVC; ValueError when none is > 0)."""
-    return sample_costs(C, None, np.zeros(n), np.zeros(1), sample_weight)
+def _weights(n, sample_weight):
+    """The checked sample weights, all 1 for None (as SVC checks them; ValueError when
+    none is > 0)."""
+    return sample_costs(1.0, None, np.zeros(n), np.zeros(1), sample_weight)
 
 
 class _SingleModel(KernelMixin, BaseEstimator):

@@ -595,7 +595,7 @@ class KernelGradients:
     variables near a non-zero loss (:meth:`loss_slack` below a margin far above
     that error); elsewhere the loss is 0 either way. A full product (n_sv n
     kernel values) took a quarter of a fit on ijcnn1 (C-SVC) and a tenth (SVR).
-    A subclass has ``q`` (a QMatrix), ``diag``, ``linear``, costs ``C``, calls
+    A subclass has ``q`` (a QMatrix), ``diag``, ``linear``, calls
     :meth:`_keep_no_products` once built and defines ``loss_slack``.
 
     Products Q v are kept by name for the next ones (:meth:`product`), and rescaled
