@@ -360,14 +360,7 @@ def test_smo_warm_start_shrinks_early_and_reaches_the_cold_fit(a9a):
     # min(n, 1000)); the rule is still checked on every variable at the end
     from dualsvm.solvers.smo import WARM_FIRST_SHRINK
 
-    X, y = a9a
-    y = np.where(y > 0, 1.0, -1.0)
-    kernel = make_kernel("rbf", gamma=0.05)
-    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
-    _, first = _solve(problem, "smo")
-    problem.set_costs(np.full(len(y), 8.0))
-    warm, _ = KERNEL_SOLVERS["smo"].build(problem, 1e-3, shrinking=True, random_state=None,
-                                          max_iter=-1, alpha=first.alpha * 2.0)
+    X, y, kernel, problem, warm = _warm_at_twice_c(a9a, "smo")
     warm.steps_per_epoch = WARM_FIRST_SHRINK + 1
     warm.epoch()
     assert warm.active_size < len(y)
@@ -382,14 +375,7 @@ def test_smo_warm_start_shrinks_early_and_reaches_the_cold_fit(a9a):
 def test_ws_stopped_while_rows_are_left_out_certifies_all(a9a):
     # an early stop (max_iter, time limit, Ctrl-C) while rows are left out brings their
     # gradients up to date before the final certificate
-    X, y = a9a
-    y = np.where(y > 0, 1.0, -1.0)
-    kernel = make_kernel("rbf", gamma=0.05)
-    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
-    solver, first = _solve(problem, "ws")
-    problem.set_costs(np.full(len(y), 8.0))
-    warm, _ = KERNEL_SOLVERS["ws"].build(problem, 1e-3, shrinking=True, random_state=None,
-                                         max_iter=-1, alpha=first.alpha * 2.0)
+    X, y, kernel, _, warm = _warm_at_twice_c(a9a, "ws")
     while warm.active_size == len(y):
         assert not warm.epoch()
     warm.epoch()
@@ -399,6 +385,20 @@ def test_ws_stopped_while_rows_are_left_out_certifies_all(a9a):
     primal, dual, gap, intercept = warm.certificate()
     expected = fresh.certificate(warm.alpha, fresh.gradient(warm.alpha), intercept=intercept)
     np.testing.assert_allclose([primal, dual, gap], expected[:3], rtol=1e-10)
+
+
+def _warm_at_twice_c(a9a, solver):
+    """(X, y, kernel, problem, solver): ``solver`` at C = 8 started from its solution at
+    C = 4 scaled (a path's step), on the same problem."""
+    X, y = a9a
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel)
+    _, first = _solve(problem, solver)
+    problem.set_costs(np.full(len(y), 8.0))
+    warm, _ = KERNEL_SOLVERS[solver].build(problem, 1e-3, shrinking=True, random_state=None,
+                                           max_iter=-1, alpha=first.alpha * 2.0)
+    return X, y, kernel, problem, warm
 
 
 def _solve(problem, solver, alpha=None):

@@ -109,6 +109,9 @@ class _PathSearch:
     ``_model``: the class of the searched model, built from the search's other
     parameters (:meth:`_base`)."""
 
+    #: The refitted model's attributes the search carries too (``refit=True``).
+    _refitted_attributes = ("n_iter_", "primal_", "dual_", "gap_", "status_")
+
     def _base(self):
         params = self.get_params(deep=False)
         return self._model(**{k: v for k, v in params.items() if k not in SEARCH_PARAMS})
@@ -149,10 +152,23 @@ class _PathSearch:
             self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(
                 X, y, sample_weight=sample_weight)
             self.refit_time_ = time.perf_counter() - start
+            for name in self._refitted_attributes:
+                setattr(self, name, getattr(self.best_estimator_, name))
         return X, y
 
     def _path_options(self):
         return {}
+
+    @available_if(_refitted)
+    def predict(self, X):
+        """The refitted model's predictions."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
 
 class LinearSVCCV(_PathSearch, LinearClassifierMixin, BaseEstimator):
@@ -247,6 +263,8 @@ gap_tol, max_iter, shrinking, class_weight, random_state
         self.random_state = random_state
 
     _model = LinearSVC
+    _refitted_attributes = ("coef_", "intercept_", "alpha_", "history_",
+                            *_PathSearch._refitted_attributes)
 
     def _path_options(self):
         return {"start": self.start}
@@ -266,29 +284,13 @@ gap_tol, max_iter, shrinking, class_weight, random_state
         -------
         self
         """
-        Cs = default_Cs(self.Cs, -10, 10)
-        self._search(X, y, sample_weight, self._base(), [({}, Cs)])
-        if self.refit:
-            best = self.best_estimator_
-            for name in ("coef_", "intercept_", "alpha_", "n_iter_", "primal_", "dual_", "gap_",
-                         "status_", "history_"):
-                setattr(self, name, getattr(best, name))
+        self._search(X, y, sample_weight, self._base(), [({}, default_Cs(self.Cs, -10, 10))])
         return self
 
     @available_if(_refitted)
     def decision_function(self, X):
         """The refitted model's decision function (see :meth:`LinearSVC.decision_function`)."""
         return super().decision_function(X)
-
-    @available_if(_refitted)
-    def predict(self, X):
-        """The refitted model's predictions."""
-        return super().predict(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 class _KernelSearch(_PathSearch):
@@ -314,21 +316,7 @@ class _KernelSearch(_PathSearch):
         self._search(X, y, sample_weight, self._base(),
                      [({"gamma": gamma}, Cs) for gamma in self._gammas()])
         self.gamma_ = self.best_params_["gamma"]
-        if self.refit:
-            for name in ("n_iter_", "primal_", "dual_", "gap_", "status_"):
-                setattr(self, name, getattr(self.best_estimator_, name))
         return self
-
-    @available_if(_refitted)
-    def predict(self, X):
-        """The refitted model's predictions."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 class SVCCV(_KernelSearch, ClassifierMixin, BaseEstimator):
@@ -475,6 +463,7 @@ shrinking, random_state
             "max_iter", "shrinking", "random_state")},
     }
     _model = LinearSVR
+    _refitted_attributes = ("coef_", "intercept_", *_PathSearch._refitted_attributes)
 
     def __init__(self, Cs=21, *, cv=None, scoring=None, refit=True, n_jobs=None, epsilon=0.0,
                  loss="epsilon_insensitive", dual="auto", fit_intercept=True,
@@ -511,24 +500,8 @@ shrinking, random_state
         -------
         self
         """
-        Cs = default_Cs(self.Cs, -10, 10)
-        self._search(X, y, sample_weight, self._base(), [({}, Cs)])
-        if self.refit:
-            for name in ("coef_", "intercept_", "n_iter_", "primal_", "dual_", "gap_",
-                         "status_"):
-                setattr(self, name, getattr(self.best_estimator_, name))
+        self._search(X, y, sample_weight, self._base(), [({}, default_Cs(self.Cs, -10, 10))])
         return self
-
-    @available_if(_refitted)
-    def predict(self, X):
-        """The refitted model's predictions (see :meth:`LinearSVR.predict`)."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 class SVRCV(_KernelSearch, RegressorMixin, BaseEstimator):
