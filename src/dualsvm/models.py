@@ -32,7 +32,8 @@ KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
 
 
 def _as_fit(model):
-    """The fit object of a fitted LinearSVC, LinearSVR or SVC (or the fit object itself)."""
+    """The fit object of a fitted estimator that has a model file format (or the fit
+    object itself)."""
     if isinstance(model, (LinearFit, LinearSVRFit, LinearOneClassFit, KernelFit)):
         return model
     if not isinstance(model, (LinearSVC, LinearSVR, LinearOneClassSVM, SVC,
@@ -83,9 +84,9 @@ def load_model(path):
 
     Returns
     -------
-    LinearSVC, LinearSVR or SVC
-        Fitted: ``predict``, ``decision_function`` and ``score`` work; the
-        training certificate (``status_``, ``n_iter_``, ``primal_``, ``dual_``,
+    LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, OneClassSVM, SVR or NuSVR
+        Fitted: ``predict`` and ``score`` work (and ``decision_function`` where the
+        model has one); the training certificate (``status_``, ``n_iter_``, ``primal_``, ``dual_``,
         ``gap_``) is restored when the file has it.
 
     Raises
