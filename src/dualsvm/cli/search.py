@@ -8,8 +8,31 @@ import time
 
 import numpy as np
 
-from .outputs import write_error
+from .options import model_path
+from .outputs import check_writable, write_error
 from .parser import PROG, CommandError, refuse
+from .report import Reporter
+
+
+def linear_outputs(args):
+    """(Reporter, model path or None) of a linear training run from a file (-s 1 to 5,
+    12, 13), after refusing what -C, --c-grid, -v and --trace cannot do together:
+    -C and -v write no model, -C's curve goes to --trace."""
+    if args.c_grid is not None and not args.find_C:
+        raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
+    if args.find_C and args.given_C and args.c_grid is not None:
+        raise refuse("-c", "and --c-grid both set where -C starts; give one of them")
+    if args.find_C and args.model is not None:
+        raise refuse("MODEL", f"({args.model}) is not written by -C: the search for C "
+                              "writes no model; train again with -c BEST_C")
+    if args.folds is not None and args.trace and not args.find_C:
+        raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
+    report = Reporter(args.quiet, args.json, None if args.find_C else args.trace)
+    path = None if args.folds is not None or args.find_C else model_path(args)
+    if args.find_C and args.trace:
+        check_writable(args.trace, "trace file")
+    report.check_outputs(path)
+    return report, path
 
 
 def cross_validation_folds(folds, n, seed, report):

@@ -18,12 +18,10 @@ from ..persistence.linear import save_linear
 from ..validation import check_classes, sample_costs
 from . import train_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
-    model_path, refuse_given
+    refuse_given
 from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, LIBLINEAR_TYPES, PROG, \
     CommandError, UsageError, refuse
-from .outputs import check_writable
-from .report import Reporter
-from .search import MAX_C, cross_validation_folds, find_C, search_grid, start_C
+from .search import MAX_C, cross_validation_folds, find_C, linear_outputs, search_grid, start_C
 
 
 #: LIBLINEAR's default -e of -s 5 (the others': :data:`dualsvm.constants.LIBLINEAR_TOL`).
@@ -48,20 +46,7 @@ def run(args):
         if args.exact_bias:
             raise refuse("--exact-bias", f"does not apply to -s {args.solver}: its bias is "
                                          "LIBLINEAR's -B (an augmented feature) or none")
-    if args.c_grid is not None and not args.find_C:
-        raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
-    if args.find_C and args.given_C and args.c_grid is not None:
-        raise refuse("-c", "and --c-grid both set where -C starts; give one of them")
-    if args.find_C and args.model is not None:
-        raise refuse("MODEL", f"({args.model}) is not written by -C: the search for C "
-                              "writes no model; train again with -c BEST_C")
-    if args.folds is not None and args.trace and not args.find_C:
-        raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
-    report = Reporter(args.quiet, args.json, None if args.find_C else args.trace)
-    path = None if args.folds is not None or args.find_C else model_path(args)
-    if args.find_C and args.trace:
-        check_writable(args.trace, "trace file")
-    report.check_outputs(path)
+    report, path = linear_outputs(args)
     X, y = read_svmlight(args.file)
     classes = check_classes(y, args.file)
     weights = class_weight(args, classes, report)

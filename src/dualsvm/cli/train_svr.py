@@ -9,11 +9,9 @@ import numpy as np
 from ..data import read_svmlight
 from ..linear_training import fit_linear_svr
 from ..persistence.linear import save_linear_svr
-from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, model_path, refuse_given
-from .outputs import check_writable
+from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, refuse_given
 from .parser import LIBLINEAR_TYPES, CommandError, refuse
-from .report import Reporter
-from .search import MAX_C_REGRESSION, find_C, search_grid, start_C
+from .search import MAX_C_REGRESSION, find_C, linear_outputs, search_grid, start_C
 
 #: LIBLINEAR's default -p.
 DEFAULT_TUBE = 0.1
@@ -27,20 +25,7 @@ def run(args):
                  "is for classification; LIBLINEAR's regression has the -B bias only")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
-    if args.c_grid is not None and not args.find_C:
-        raise refuse("--c-grid", "needs -C (it sets the values of C that -C searches)")
-    if args.find_C and args.given_C and args.c_grid is not None:
-        raise refuse("-c", "and --c-grid both set where -C starts; give one of them")
-    if args.find_C and args.model is not None:
-        raise refuse("MODEL", f"({args.model}) is not written by -C: the search for C "
-                              "writes no model; train again with -c BEST_C")
-    if args.folds is not None and args.trace and not args.find_C:
-        raise refuse("--trace", "does not apply to -v (cross validation writes no model)")
-    report = Reporter(args.quiet, args.json, None if args.find_C else args.trace)
-    path = None if args.folds is not None or args.find_C else model_path(args)
-    if args.find_C and args.trace:
-        check_writable(args.trace, "trace file")
-    report.check_outputs(path)
+    report, path = linear_outputs(args)
     X, y = read_svmlight(args.file)
     fit_intercept, intercept_scaling = augmented_bias(args)
     params = dict(
