@@ -3,7 +3,7 @@ DCD and Spark MLlib's LinearSVC.
 
 Every dualsvm run trains the same problem (C, no bias: Spark's intercept is not
 regularised, so neither side has one) and stops on the same rule, the relative
-duality gap <= ``--gap-tol`` computed by ``dualsvm.problem.relative_gap``:
+duality gap <= ``--gap-tol`` computed by ``dualsvm.problems.objectives.relative_gap``:
 single-process DCD (``dualsvm.LinearSVC``, one thread, solver tol 1e-12) after
 every epoch, CoCoA+ (``dualsvm.dask.LinearSVC``) every round, summed across its
 partitions. Spark cannot stop on a gap: it runs L-BFGS (OWL-QN) in the primal to
@@ -83,7 +83,8 @@ class Disjoint:
 
 def converted(name, args):
     """The set's block directory (rows shuffled), converted once into --workdir."""
-    from dualsvm.outofcore import DiskDataset, convert
+    from dualsvm.outofcore import DiskDataset
+    from dualsvm.outofcore import convert
 
     if SETS[name] is None:
         return Disjoint()
@@ -178,7 +179,8 @@ def main():
 
     from distributed import Client, LocalCluster
 
-    from dualsvm.outofcore import DiskDataset, convert
+    from dualsvm.outofcore import DiskDataset
+    from dualsvm.outofcore import convert
 
     os.makedirs(args.workdir, exist_ok=True)
     info = machine()

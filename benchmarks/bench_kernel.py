@@ -56,7 +56,7 @@ from sklearn.svm import SVC as SklearnSVC
 
 import dualsvm
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem
+from dualsvm.problems.kernel import KernelDualProblem
 
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
                     cores_busy, machine, machine_lines, thread_pools)

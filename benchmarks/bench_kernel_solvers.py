@@ -44,7 +44,7 @@ import numpy as np
 from sklearn.datasets import load_svmlight_file
 
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem
+from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers.cgd import CGD
 from dualsvm.solvers.dual_pgd import DualPGD

@@ -23,7 +23,7 @@ Timed: each fit from the same CSR matrix, its own
 conversion included (LIBLINEAR: ``ll.problem`` + ``ll.train``; dualsvm and scikit-learn:
 ``fit``), best of ``--repeats`` interleaved runs; dualsvm's Numba compilation is excluded
 (a warm-up fit). The primal objective of every returned model is computed by one
-function (:class:`dualsvm.problem.CrammerSingerProblem` / ``L1RegularizedProblem``).
+function (:class:`dualsvm.problems.crammer_singer.CrammerSingerProblem` / ``L1RegularizedProblem``).
 
 Data: digits (scikit-learn's, 1797 x 64, scaled to [0, 1]); digits9, digits with its
 8 one-pixel translations (16173 x 64, as "virtual examples" are made); a9a-4, a9a
@@ -51,7 +51,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
-from dualsvm.problem import CrammerSingerProblem, DualProblem, L1RegularizedProblem
+from dualsvm.problems.crammer_singer import CrammerSingerProblem
+from dualsvm.problems.linear import DualProblem, L1RegularizedProblem
 
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
                     machine, machine_lines, thread_pools)

@@ -9,7 +9,7 @@ by dual coordinate descent with LIBLINEAR's stopping rule ``-e eps``. For every
 ``--repeats``, interleaved; every solver timed from the same CSR matrix with its
 conversion to its own format), the threads and CPU / wall of each, the epochs,
 the primal objective of each returned w computed by one function
-(:meth:`dualsvm.problem.DualProblem.primal`), and per dataset the cost of an
+(:meth:`dualsvm.problems.linear.DualProblem.primal`), and per dataset the cost of an
 epoch in units of one SciPy CSR product X @ w. dualsvm's Numba compilation is
 excluded from the fit times (a warm-up fit) and measured once, separately, in
 fresh processes with an empty cache.
@@ -43,7 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
-from dualsvm.problem import DualProblem
+from dualsvm.problems.linear import DualProblem
 
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
                     cores_busy, machine, machine_lines, thread_pools)

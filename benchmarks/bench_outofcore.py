@@ -1,7 +1,7 @@
 """Out-of-core training (BM, SBM, DCL) beside in-memory DCD, under a memory budget.
 
 For every data set and loss, every method stops on the same rule: the relative
-duality gap (P - D) / P <= ``--gap-tol``, computed by ``dualsvm.problem.relative_gap``
+duality gap (P - D) / P <= ``--gap-tol``, computed by ``dualsvm.problems.objectives.relative_gap``
 (in memory after every epoch; out of core, each pass certifies exactly the mean
 of w over the pass before, see ``dualsvm.outofcore.solvers``). Each solver's own
 projected-gradient ``tol`` is 1e-12, so the gap is what stops them.
@@ -62,8 +62,9 @@ def run_one(args):
 
     import numpy as np
 
-    from dualsvm.outofcore import DiskDataset, convert, fit
-    from dualsvm.problem import DualProblem
+    from dualsvm.outofcore import DiskDataset, fit
+    from dualsvm.outofcore import convert
+    from dualsvm.problems.linear import DualProblem
     from dualsvm.solvers import DualCD, Stopping, run_epochs
 
     with tempfile.TemporaryDirectory() as tmp:  # compile everything on a tiny set
@@ -125,7 +126,8 @@ def measure(data, method, memory, loss, args):
 
 def prepared(name, args):
     """The converted dataset of set ``name`` with blocks of 1/16 of its budget, and the budget."""
-    from dualsvm.outofcore import DiskDataset, convert
+    from dualsvm.outofcore import DiskDataset
+    from dualsvm.outofcore import convert
     from dualsvm.outofcore.format import block_nbytes
 
     source, poly2 = SETS[name]

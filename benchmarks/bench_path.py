@@ -51,7 +51,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
-from dualsvm.data import read_svmlight
+from dualsvm.data.svmlight import read_svmlight
 
 from bench_linear import load
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,

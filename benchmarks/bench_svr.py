@@ -12,7 +12,7 @@ LIBLINEAR's 300 epochs. Timed: each fit from the same CSR matrix, its own
 conversion included (LIBLINEAR: ``ll.problem`` + ``ll.train``; dualsvm and
 scikit-learn: ``fit``), best of ``--repeats`` interleaved runs; dualsvm's Numba
 compilation is excluded (a warm-up fit). The primal objective of every returned w
-is computed by one function (:meth:`dualsvm.problem.SVRDualProblem.primal`).
+is computed by one function (:meth:`dualsvm.problems.linear.SVRDualProblem.primal`).
 
 Data: housing_scale (the one regression set of the data directory) and, as larger
 regression problems, a9a and ijcnn1 with their labels -1/+1 taken as real targets
@@ -38,7 +38,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVR as SklearnLinearSVR
 
 import dualsvm
-from dualsvm.problem import SVRDualProblem
+from dualsvm.problems.linear import SVRDualProblem
 
 from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
                     machine, machine_lines, thread_pools)

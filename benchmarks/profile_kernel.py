@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
-from dualsvm.problem import KernelDualProblem
+from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers import ws_smo
 from dualsvm.solvers.smo import SMO

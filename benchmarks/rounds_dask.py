@@ -61,7 +61,7 @@ def rounds(data, loss, K, sigma, args):
     from dualsvm.dask.cocoa import CoCoA, problem_classes
     from dualsvm.dask.estimator import _ArrayData, _DirectoryData
     from dualsvm.solvers import Stopping, run_epochs
-    from dualsvm.validation import class_weights
+    from dualsvm.data.validation import class_weights
 
     client = InProcess()
     if isinstance(data, tuple):

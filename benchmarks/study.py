@@ -5,7 +5,7 @@ Every method minimises the same L1-loss SVM objective without a bias (C = 1),
     P(w) = 1/2 w'w + C sum_i max(0, 1 - y_i w'x_i),
 
 and every model it produces on the way is scored by one function
-(:meth:`dualsvm.problem.DualProblem.primal`): relative suboptimality
+(:meth:`dualsvm.problems.linear.DualProblem.primal`): relative suboptimality
 (P(w) - P*)/P* against seconds and epochs, and test accuracy against seconds.
 
 Methods (``METHODS``): dualsvm's DCD (random permutation or cyclic order, with
@@ -65,7 +65,7 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
-from dualsvm.problem import DualProblem
+from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
 
 from bench_linear import fit_liblinear  # the same peer call as the speed benchmark

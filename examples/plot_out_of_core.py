@@ -17,7 +17,8 @@ from sklearn.datasets import dump_svmlight_file, load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
 from dualsvm import LinearSVC
-from dualsvm.outofcore import DiskDataset, convert, fit
+from dualsvm.outofcore import DiskDataset, fit
+from dualsvm.outofcore import convert
 from dualsvm.plotting import plot_convergence
 
 X, y = load_breast_cancer(return_X_y=True)

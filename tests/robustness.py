@@ -60,7 +60,7 @@ def count(section, target, outcome):
 # ------------------------------------------------------------------- model files
 
 def _data():
-    from dualsvm.data import read_svmlight
+    from dualsvm.data.svmlight import read_svmlight
 
     from conftest import SHIPPED_DATA
 
@@ -92,7 +92,7 @@ def _write_kernel(path, dense):
 
 def _write_liblinear_export(path):
     from dualsvm import LinearSVC
-    from dualsvm.models import export_liblinear
+    from dualsvm.estimators.model_io import export_liblinear
 
     X, y = _data()
     export_liblinear(LinearSVC(C=0.5, tol=1e-3, intercept_scaling=1.0).fit(X, y), path)
@@ -106,7 +106,7 @@ def _write_liblinear_official(path):
 
 
 def load_any(path):
-    from dualsvm.models import load_any_model
+    from dualsvm.estimators.model_io import load_any_model
 
     return load_any_model(path)
 

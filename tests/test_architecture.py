@@ -1,4 +1,5 @@
-"""The package's layering: no import cycle, no private name used outside its module.
+"""The package's layering: each module imports only from its own layer and the layers
+below it, no import cycle, no private name used outside its module.
 
 Every ``import`` of a dualsvm module counts, at module level or inside a function
 (an import hidden in a function still ties the two modules together), so a cycle
@@ -98,6 +99,43 @@ def _cycles(graph):
         if node not in index:
             visit(node)
     return components
+
+
+#: The layers, bottom (1) to top (8), by module prefix (the longest that matches); the
+#: package's own ``__init__`` is the top. The docs' "Architecture" page draws them.
+LAYERS = {
+    "dualsvm.exceptions": 1, "dualsvm.constants": 1,
+    "dualsvm.data": 2,
+    "dualsvm.kernels": 3, "dualsvm.problems": 3,
+    "dualsvm.solvers": 4,
+    "dualsvm.training": 5, "dualsvm.outofcore": 5, "dualsvm.dask.cocoa": 5,
+    "dualsvm.persistence": 6,
+    "dualsvm.estimators": 7, "dualsvm.plotting": 7, "dualsvm.dask": 7, "dualsvm.onnx": 7,
+    "dualsvm.cli": 8, "dualsvm.__main__": 8, "dualsvm": 8,
+}
+
+
+def _layer(module):
+    """The layer of a module: that of the longest prefix in LAYERS (the package itself
+    only by its exact name, so that a new top-level module must be given a layer)."""
+    matches = [prefix for prefix in LAYERS if module == prefix or
+               (prefix != PACKAGE and module.startswith(prefix + "."))]
+    return LAYERS[max(matches, key=len)] if matches else None
+
+
+def test_every_module_has_a_layer_and_imports_only_its_own_and_lower_ones():
+    graph, _ = _graph()
+    assert [module for module in graph if _layer(module) is None] == []
+    upward = [f"{module} (layer {_layer(module)}) imports {target} (layer {_layer(target)})"
+              for module, targets in sorted(graph.items()) for target in sorted(targets)
+              if _layer(target) > _layer(module)]
+    assert upward == []
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert _layer("dualsvm.solvers.smo") == 4 and _layer("dualsvm.dask.cocoa") == 5
+    assert _layer("dualsvm.dask.estimator") == 7 and _layer("dualsvm.new_module") is None
+    assert _layer("dualsvm.estimators.svc") > _layer("dualsvm.training.kernel")
 
 
 def test_no_import_cycle():

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from liblinear import liblinearutil as ll
 
-from dualsvm import cli, models
-from dualsvm.data import read_svmlight
+from dualsvm import cli
+from dualsvm.estimators import model_io as models
+from dualsvm.data.svmlight import read_svmlight
 from dualsvm.solvers import dcd
 from reference import liblinear_model_weights, primal
 

@@ -22,7 +22,8 @@ import pytest
 from robustness import ESTIMATORS, count, faults, same_fitted_attributes
 
 from dualsvm.exceptions import DataError
-from dualsvm.outofcore import DiskDataset, convert
+from dualsvm.outofcore import DiskDataset
+from dualsvm.outofcore import convert
 
 SECTION = "concurrency"
 
@@ -57,7 +58,7 @@ sys.exit(main(["train", "-q", "--method", "bm", "--memory", "0.05", "--seed", "3
 
 @pytest.mark.slow  # in CI's slow step: this file's battery stays near a minute
 def test_two_processes_train_on_one_block_directory(tmp_path, data_dir):
-    from dualsvm.models import load_model
+    from dualsvm.estimators.model_io import load_model
 
     dataset = tmp_path / "heart"
     convert(str(data_dir / "heart_scale"), dataset, block_mb=0.004)
@@ -119,8 +120,8 @@ for _ in range(int(sys.argv[3])):
 
 def test_processes_saving_to_one_path_never_tear_it(tmp_path, data_dir):
     from dualsvm import LinearSVC, save_model
-    from dualsvm.data import read_svmlight
-    from dualsvm.models import load_model
+    from dualsvm.data.svmlight import read_svmlight
+    from dualsvm.estimators.model_io import load_model
 
     X, y = read_svmlight(data_dir / "heart_scale")
     sources = [tmp_path / "a", tmp_path / "b"]

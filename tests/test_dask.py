@@ -13,8 +13,7 @@ distributed = pytest.importorskip("distributed")
 
 from dualsvm import LinearSVC  # noqa: E402
 from dualsvm.dask import LinearSVC as DaskSVC  # noqa: E402
-from dualsvm.dask.cocoa import (best_step, build_partition, coupling, local_round,  # noqa: E402
-                                settle)
+from dualsvm.dask.cocoa import best_step, build_partition, coupling, local_round, settle
 from dualsvm.outofcore import convert  # noqa: E402
 
 

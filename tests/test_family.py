@@ -14,7 +14,7 @@ from reference import family_dual, libsvm_family, libsvm_single_model, nu_svc_du
 
 from dualsvm import SVR, NuSVC, NuSVR, OneClassSVM, load_model, save_model
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem, NuDual, SVRDual
+from dualsvm.problems.kernel import KernelDualProblem, NuDual, SVRDual
 from dualsvm.solvers.smo import SMO
 
 TIGHT = 1e-7  # LIBSVM's -e and our tol in the comparisons

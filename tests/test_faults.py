@@ -22,7 +22,8 @@ import pytest
 from robustness import MODEL_FILES, count, faults, same_fitted_attributes
 from sklearn.datasets import dump_svmlight_file
 
-from dualsvm.outofcore import DiskDataset, convert
+from dualsvm.outofcore import DiskDataset
+from dualsvm.outofcore import convert
 
 SECTION = "fault"
 CLI = [sys.executable, "-c", "import sys\nfrom dualsvm.cli import main\nsys.exit(main())"]
@@ -116,7 +117,7 @@ def test_kill_during_out_of_core_training_then_resume_gives_the_uninterrupted_mo
     seconds, stdout = _timed(["train", *options, "--checkpoint", tmp_path / "whole.ck", dataset,
                               tmp_path / "whole.model"])
     whole = json.loads(stdout)
-    from dualsvm.models import load_model
+    from dualsvm.estimators.model_io import load_model
 
     reference = load_model(tmp_path / "whole.model")
     rng = np.random.default_rng(2)
@@ -261,7 +262,7 @@ def test_full_disk_gives_a_clear_error_and_keeps_what_was_there(synthetic, tmp_p
     errors = done.stderr.splitlines()
     assert len(errors) == len(runs) - len(warm)
     assert all("File too large" in line for line in errors), errors
-    from dualsvm.models import load_model
+    from dualsvm.estimators.model_io import load_model
 
     assert load_model(old).n_features_in_ == 13  # the model trained before the limits
     assert not (out / "dataset").exists()
@@ -394,7 +395,7 @@ for k in range(repeats):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     _no_traceback(done.stderr)
-    from dualsvm.models import load_model
+    from dualsvm.estimators.model_io import load_model
 
     results = [line.rsplit(" ", 2) for line in done.stdout.splitlines()]
     assert len(results) == len(commands) * faults(2)

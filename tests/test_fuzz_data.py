@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from robustness import count, examples
 from sklearn.datasets import load_svmlight_file
 
-from dualsvm.data import read_svmlight
+from dualsvm.data.svmlight import read_svmlight
 from dualsvm.exceptions import DataError
 
 SECTION = "fuzz"

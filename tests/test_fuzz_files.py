@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from robustness import MODEL_FILES, count, examples, same_fitted_attributes
 
 from dualsvm.exceptions import DataError, ModelError
-from dualsvm.outofcore import DiskDataset, convert
+from dualsvm.outofcore import DiskDataset
+from dualsvm.outofcore import convert
 from dualsvm.outofcore import fit as fit_out_of_core
 
 SECTION = "fuzz"
@@ -145,7 +146,7 @@ _probe_cache = {}
 
 def _probe_rows(data_dir, n_features):
     if n_features not in _probe_cache:
-        from dualsvm.data import read_svmlight
+        from dualsvm.data.svmlight import read_svmlight
 
         _probe_cache[n_features] = read_svmlight(data_dir / "heart_scale", n_features)[0][:20]
     return _probe_cache[n_features]

@@ -16,8 +16,8 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import LinearSVC
-from dualsvm import models
-from dualsvm.data import format_label, read_svmlight
+from dualsvm.estimators import model_io as models
+from dualsvm.data.svmlight import format_label, read_svmlight
 from dualsvm.exceptions import DataError, ModelError
 
 

@@ -7,9 +7,10 @@ import pytest
 import scipy.sparse as sp
 
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import DualProblem, KernelDualProblem
+from dualsvm.problems.linear import DualProblem
+from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import DualCD, Stopping, run_epochs
-from dualsvm.solvers._knapsack import conformal_pairs, solve_knapsack
+from dualsvm.solvers._knapsack_jit import conformal_pairs, solve_knapsack
 from dualsvm.solvers.cgd import CGD
 from dualsvm.solvers.dual_pgd import DualPGD
 from dualsvm.solvers.kernel_dcd import KernelDCD

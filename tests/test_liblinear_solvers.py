@@ -11,8 +11,8 @@ from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import LinearSVC
-from dualsvm.models import export_liblinear, import_liblinear, load_model, save_model
-from dualsvm.problem import L1RegularizedProblem
+from dualsvm.estimators.model_io import export_liblinear, import_liblinear, load_model, save_model
+from dualsvm.problems.linear import L1RegularizedProblem
 from reference import crammer_singer_primal, l1_primal, liblinear_train, primal
 
 TIGHT = {"tol": 1e-9, "max_iter": 200_000, "random_state": 0}

@@ -9,8 +9,8 @@ from libsvm import svmutil
 
 from dualsvm import SVC, SVR, NuSVC, NuSVR, OneClassSVM, load_model, save_model
 from dualsvm.exceptions import ModelError
-from dualsvm.fits import libsvm_label_order, reorder_classes
-from dualsvm.models import export_libsvm, import_libsvm
+from dualsvm.training.fitted import libsvm_label_order, reorder_classes
+from dualsvm.estimators.model_io import export_libsvm, import_libsvm
 
 KERNELS = {"linear": "-t 0", "poly": "-t 1 -g 0.1 -r 0.5 -d 2", "rbf": "-t 2 -g 0.1",
            "sigmoid": "-t 3 -g 0.05 -r -0.5"}

@@ -8,8 +8,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from dualsvm import LinearSVC
-from dualsvm.problem import DualProblem
-from dualsvm.linear_training import bias_mode
+from dualsvm.problems.linear import DualProblem
+from dualsvm.training.linear import bias_mode
 from reference import liblinear_weights, libsvm_linear, primal
 
 LOSSES = ["squared_hinge", "hinge"]

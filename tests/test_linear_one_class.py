@@ -16,11 +16,11 @@ from sklearn.utils.validation import validate_data
 
 from dualsvm import LinearOneClassSVM, OneClassSVM, load_model, save_model
 from dualsvm import cli
-from dualsvm._rows import (kernel_rows, pair_dots, row_axpy, row_axpy_unmark, row_dot,
-                           row_row_dot, row_unmark, squared_norms)
-from dualsvm.models import export_liblinear, import_liblinear
-from dualsvm.problem import greedy_fill
-from dualsvm.solvers._oneclass_kernels import _first_k
+from dualsvm.data.rows import (kernel_rows, pair_dots, row_axpy, row_axpy_unmark, row_dot,
+                               row_row_dot, row_unmark, squared_norms)
+from dualsvm.estimators.model_io import export_liblinear, import_liblinear
+from dualsvm.problems.box import greedy_fill
+from dualsvm.solvers._oneclass_jit import _first_k
 
 SETS = ("heart_scale", "breast-cancer_scale")
 

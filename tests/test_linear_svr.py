@@ -16,7 +16,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import LinearSVR, load_model, save_model
-from dualsvm.models import export_liblinear, import_liblinear
+from dualsvm.estimators.model_io import export_liblinear, import_liblinear
 
 LOSSES = ("squared_epsilon_insensitive", "epsilon_insensitive")
 LIBLINEAR_SVR_LIMIT = 300  # LIBLINEAR's iteration limit of -s 12 / -s 13

@@ -8,12 +8,12 @@ SCRIPT = """
 import json, sys
 from sklearn.datasets import load_svmlight_file
 from dualsvm import LinearSVC
-from dualsvm.solvers import _dcd_kernels
+from dualsvm.solvers import _dcd_jit as _dcd_jit
 X, y = load_svmlight_file(sys.argv[1])
 LinearSVC(tol=1e-2).fit(X, y)
 LinearSVC(tol=1e-2, intercept_mode="exact").fit(X, y)
 stats = {name: {"hits": sum(k.stats.cache_hits.values()), "misses": sum(k.stats.cache_misses.values())}
-         for name, k in (("dcd", _dcd_kernels.dcd_epoch), ("pair", _dcd_kernels.pair_epoch))}
+         for name, k in (("dcd", _dcd_jit.dcd_epoch), ("pair", _dcd_jit.pair_epoch))}
 print(json.dumps(stats))
 """
 

@@ -18,8 +18,9 @@ from libsvm import svmutil
 from sklearn.exceptions import NotFittedError
 
 from dualsvm import OneClassSVM, load_model, save_model
-from dualsvm.models import export_libsvm, import_libsvm
-from dualsvm.probability import N_MARKS, TOO_FEW_DECISIONS, density_marks, one_class_probability
+from dualsvm.estimators.model_io import export_libsvm, import_libsvm
+from dualsvm.training.probability import (N_MARKS, TOO_FEW_DECISIONS, density_marks,
+                                          one_class_probability)
 
 
 def _libsvm_one_class(X, options):

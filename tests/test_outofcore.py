@@ -13,10 +13,11 @@ from sklearn.datasets import dump_svmlight_file
 from sklearn.preprocessing import PolynomialFeatures
 
 from dualsvm.exceptions import DataError
-from dualsvm.outofcore import DiskDataset, convert, fit
+from dualsvm.outofcore import DiskDataset, fit
+from dualsvm.outofcore import convert
 from dualsvm.outofcore.solvers import BlockMinimization, DiskProblem, Prefetcher
 from dualsvm.outofcore.training import load_checkpoint
-from dualsvm.problem import DualProblem
+from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, Stopping, run_epochs
 
 

@@ -13,11 +13,12 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-from dualsvm import SVC, SVCCV, LinearSVC, LinearSVCCV, c_path, cli
-from dualsvm.data import read_svmlight
-from dualsvm.kernel_training import KERNEL_SOLVERS
+from dualsvm import SVC, SVCCV, LinearSVC, LinearSVCCV, c_path
+from dualsvm import cli
+from dualsvm.data.svmlight import read_svmlight
+from dualsvm.training.kernel import KERNEL_SOLVERS
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem, NuDual, SVRDual
+from dualsvm.problems.kernel import KernelDualProblem, NuDual, SVRDual
 from dualsvm.solvers import Stopping, run_epochs
 
 CS = np.logspace(-6, 2, 9, base=2)
@@ -90,7 +91,7 @@ def test_extrapolated_start_predicts_a_linear_trend_in_log_c():
     # at the next C (before the solver's projection into its box)
     from types import SimpleNamespace
 
-    from dualsvm.linear_training import WarmStart, extrapolated_alpha
+    from dualsvm.training.linear import WarmStart, extrapolated_alpha
 
     base, slope = np.array([0.2, 0.5, 0.9]), np.array([0.01, -0.02, 0.0])
     Cs = np.array([1.0, 1.5, 3.0])
@@ -103,8 +104,8 @@ def test_extrapolated_start_predicts_a_linear_trend_in_log_c():
 def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     # each fit after the second is offered the scaled and the extrapolated start and
     # takes the one of larger dual objective: never below the scaled start's
-    from dualsvm.linear_training import WarmStart, dual_start, path_start
-    from dualsvm.problem import DualProblem
+    from dualsvm.training.linear import WarmStart, dual_start, path_start
+    from dualsvm.problems.linear import DualProblem
 
     X, y = a9a
     est = LinearSVC(loss="hinge", tol=0.1, random_state=0)

@@ -13,7 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from PIL import Image  # noqa: E402  (pillow comes with matplotlib)
 
-from dualsvm import LinearSVC, cli, plotting  # noqa: E402
+from dualsvm import LinearSVC  # noqa: E402
+from dualsvm import cli, plotting
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

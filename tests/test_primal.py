@@ -9,7 +9,7 @@ from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import LinearSVC
-from dualsvm.problem import DualProblem
+from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, ImplicitSGD, Pegasos, Stopping, run_epochs
 
 SOLVERS = [Pegasos, ImplicitSGD]

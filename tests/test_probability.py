@@ -10,7 +10,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics import log_loss
 
 from dualsvm import SVC, NuSVC, load_model, save_model
-from dualsvm.probability import class_probabilities, couple, sigmoid_train
+from dualsvm.training.probability import class_probabilities, couple, sigmoid_train
 
 
 def _cross_validated(X, y_pm, perm, estimator=SVC, **params):
@@ -189,7 +189,7 @@ def test_ctrl_c_during_the_cross_validation_keeps_the_models(monkeypatch):
     without probabilities (predict_proba says so)."""
     from sklearn.exceptions import ConvergenceWarning
 
-    from dualsvm import kernel_training
+    from dualsvm.training import kernel as kernel_training
 
     original = kernel_training.run_epochs
 

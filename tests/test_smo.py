@@ -5,9 +5,9 @@ import pytest
 import scipy.sparse as sp
 
 from dualsvm.kernels import make_kernel
-from dualsvm.problem import KernelDualProblem, SVRDual
+from dualsvm.problems.kernel import KernelDualProblem, SVRDual
 from dualsvm.solvers import Stopping, run_epochs
-from dualsvm.solvers._smo_kernels import ACTIVE, new_status
+from dualsvm.solvers._smo_jit import ACTIVE, new_status
 from dualsvm.solvers.smo import SMO
 
 from reference import dual_objective, libsvm_dual

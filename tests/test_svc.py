@@ -13,7 +13,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC as SkSVC
 
 from dualsvm import SVC
-from dualsvm.kernel_training import KERNEL_SOLVERS as SOLVERS
+from dualsvm.training.kernel import KERNEL_SOLVERS as SOLVERS
 from reference import one_vs_one_objectives
 
 
@@ -254,7 +254,7 @@ def test_cli_train_predict_matches_libsvm(tmp_path, capsys, data_dir, options):
 
 
 def test_cli_multiclass_json_trace_and_model_round_trip(tmp_path, capsys):
-    from dualsvm import models
+    from dualsvm.estimators import model_io as models
 
     X, y = load_iris(return_X_y=True)
     data = tmp_path / "iris.svm"
@@ -305,7 +305,7 @@ def test_cli_bad_kernel_options(tmp_path, capsys, data_dir, options, message):
 
 
 def test_cli_bad_precomputed_file_and_damaged_kernel_model(tmp_path, capsys, data_dir):
-    from dualsvm import models
+    from dualsvm.estimators import model_io as models
     from dualsvm.exceptions import ModelError
 
     status, _, err = _cli(capsys, "train", "-t", "4", data_dir / "heart_scale", tmp_path / "m")

@@ -10,10 +10,10 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import SVC, load_model, save_model
-from dualsvm.kernel_training import AUTO_MIN_ROWS, choose_solver
+from dualsvm.training.kernel import AUTO_MIN_ROWS, choose_solver
 from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
 from dualsvm.kernels.blocks import kernel_times, vexp
-from dualsvm.problem import KernelDualProblem
+from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers.ws_smo import WorkingSetSMO, working_set_size
 

@@ -14,7 +14,7 @@ LOSSES = ("hinge", "squared_hinge")
 REGRESSION_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive")
 #: The L1 losses (D_ii = 0, U_i = C_i in the dual); the others are L2 losses.
 L1_LOSSES = ("hinge", "epsilon_insensitive")
-#: How the bias is fitted (see :mod:`dualsvm.problem`).
+#: How the bias is fitted (see :mod:`dualsvm.problems`).
 BIAS_MODES = ("none", "augmented", "exact")
 
 #: Kernel codes across the Python/Numba boundary: LIBSVM's ``-t`` numbers.

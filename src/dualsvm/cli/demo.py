@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from ..linear_svc import LinearSVC
+from ..estimators.linear_svc import LinearSVC
 
 
 def run(args=None):

@@ -4,7 +4,7 @@ accuracy and fit time against C of a ``dualsvm train -C --trace`` file."""
 import os
 
 from ..plotting import is_c_search, plot_c_search, plot_convergence, read_c_search, read_trace
-from .outputs import check_writable, write_error
+from .output_files import check_writable, write_error
 from .parser import PROG, CommandError, UsageError
 
 

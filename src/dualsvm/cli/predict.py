@@ -5,11 +5,11 @@ model of a regression's error)."""
 
 import numpy as np
 
-from ..base import KernelMixin
-from ..data import format_label, read_svmlight
-from ..files import atomic_write
-from ..models import load_any_model
-from .outputs import check_writable, write_error
+from ..data.atomic_files import atomic_write
+from ..data.svmlight import format_label, read_svmlight
+from ..estimators.base import KernelMixin
+from ..estimators.model_io import load_any_model
+from .output_files import check_writable, write_error
 from .parser import CommandError
 from .train_kernel import LAPLACE_LINE
 from .train_svr import regression_scores

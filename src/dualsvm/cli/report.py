@@ -5,11 +5,11 @@ import json
 import sys
 
 from ..constants import FINISHED, STATUSES
-from ..data import format_label
-from ..fits import KernelFit, LinearOneClassFit, LinearSVRFit, class_pairs
+from ..data.svmlight import format_label
 from ..persistence.container import json_float
-from ..problem import relative_gap
-from .outputs import check_writable, write_error
+from ..problems.objectives import relative_gap
+from ..training.fitted import KernelFit, LinearOneClassFit, LinearSVRFit, class_pairs
+from .output_files import check_writable, write_error
 from .parser import PROG
 
 

@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from .options import model_path
-from .outputs import check_writable, write_error
+from .output_files import check_writable, write_error
 from .parser import PROG, CommandError, refuse
 from .report import Reporter
 
@@ -93,7 +93,7 @@ def search_grid(args, first, largest):
 def find_C(args, estimator, X, y, report, common, Cs):
     """LIBLINEAR's -C for any linear model of ours: the cross-validated measure of every
     C of ``Cs`` over a warm-started path per fold
-    (:func:`dualsvm.selection.fold_path_scores`), LIBLINEAR's output lines, the best C.
+    (:func:`dualsvm.estimators.model_selection.fold_path_scores`), LIBLINEAR's output lines, the best C.
 
     Classifiers: the pooled accuracy (the first best: the smallest C, as LIBLINEAR
     keeps it); regressions: the pooled mean squared error (the first lowest), printed
@@ -102,7 +102,7 @@ def find_C(args, estimator, X, y, report, common, Cs):
     import warnings
 
     # the estimators import scikit-learn (about 1.5 s): only -v and -C pay for it
-    from ..selection import fold_path_scores
+    from ..estimators.model_selection import fold_path_scores
 
     regression = hasattr(estimator, "epsilon")
     n = X.shape[0]

@@ -3,11 +3,11 @@
 (``args.tool`` names the format)."""
 
 from ..exceptions import ModelError
-from ..fits import KernelFit
 from ..persistence.liblinear import export_liblinear, import_liblinear
 from ..persistence.libsvm import export_libsvm, import_libsvm
 from ..persistence.model_file import load_any_fit, save_fit
-from .outputs import check_writable, write_error
+from ..training.fitted import KernelFit
+from .output_files import check_writable, write_error
 
 #: Each tool's export and import functions, and the kind of model its format holds.
 _FORMATS = {"LIBLINEAR": (export_liblinear, import_liblinear, "linear"),

@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
-from ..data import read_svmlight
-from ..linear_training import fit_linear
+from ..data.svmlight import read_svmlight
+from ..data.validation import check_classes, sample_costs
 from ..persistence.linear import save_linear
-from ..validation import check_classes, sample_costs
+from ..training.linear import fit_linear
 from . import train_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
     refuse_given
@@ -68,7 +68,7 @@ def run(args):
     common = {"data": args.file, "solver": solver, "n_samples": int(X.shape[0]),
               "n_features": int(X.shape[1])}
     if args.find_C:
-        from ..linear_svc import LinearSVC  # scikit-learn (1.5 s): only -v and -C pay for it
+        from ..estimators.linear_svc import LinearSVC  # scikit-learn (1.5 s): only -v and -C pay for it
 
         bias = intercept_scaling if fit_intercept and not args.exact_bias else 0.0
         Cs = search_grid(args, start_C(X, X.shape[0], bias), MAX_C)
@@ -91,7 +91,7 @@ def _cross_validate(args, params, X, y, report, common):
     import warnings
 
     # the estimator imports scikit-learn (about 1.5 s): only -v pays for it
-    from ..linear_svc import LinearSVC
+    from ..estimators.linear_svc import LinearSVC
 
     n = X.shape[0]
     predicted = np.empty_like(y)

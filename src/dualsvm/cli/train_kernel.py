@@ -10,10 +10,10 @@ import warnings
 import numpy as np
 
 from ..constants import LIBSVM_CACHE_MB, LIBSVM_TOL
-from ..data import read_svmlight, with_width
-from ..kernel_training import fit_kernel
+from ..data.svmlight import read_svmlight, with_width
+from ..data.validation import check_classes, sample_costs
 from ..persistence.kernel import save_kernel
-from ..validation import check_classes, sample_costs
+from ..training.kernel import fit_kernel
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
     refuse_given
 from .parser import LIBLINEAR_ONE_CLASS, LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, \
@@ -151,7 +151,7 @@ PROBABILITY_FOLDS = 5
 
 def _estimator(kind, params):
     """The estimator of LIBSVM's svm_type ``kind`` with the command line's parameters."""
-    from ..models import KERNEL_ESTIMATORS  # scikit-learn (about 1.5 s): -v and -b pay for it
+    from ..estimators.model_io import KERNEL_ESTIMATORS  # scikit-learn (about 1.5 s): -v and -b pay for it
 
     estimator = KERNEL_ESTIMATORS[kind]()
     known = estimator.get_params()

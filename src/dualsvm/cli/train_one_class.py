@@ -8,9 +8,9 @@ import time
 import numpy as np
 
 from ..constants import LIBLINEAR_ONE_CLASS_TOL
-from ..data import read_svmlight
-from ..linear_training import fit_linear_one_class
+from ..data.svmlight import read_svmlight
 from ..persistence.linear import save_linear_one_class
+from ..training.linear import fit_linear_one_class
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, model_path, refuse_given
 from .parser import PROG, CommandError, UsageError, refuse
 from .report import Reporter

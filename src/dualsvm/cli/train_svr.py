@@ -6,9 +6,9 @@ import time
 
 import numpy as np
 
-from ..data import read_svmlight
-from ..linear_training import fit_linear_svr
+from ..data.svmlight import read_svmlight
 from ..persistence.linear import save_linear_svr
+from ..training.linear import fit_linear_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, refuse_given
 from .parser import LIBLINEAR_TYPES, CommandError, refuse
 from .search import MAX_C_REGRESSION, find_C, linear_outputs, search_grid, start_C
@@ -39,7 +39,7 @@ def run(args):
     common = {"data": args.file, "solver": f"dcd-svr-l{2 if args.solver == 12 else 1}",
               "n_samples": int(X.shape[0]), "n_features": int(X.shape[1])}
     if args.find_C:
-        from ..linear_svr import LinearSVR  # scikit-learn (1.5 s): only -C pays for it
+        from ..estimators.linear_svr import LinearSVR  # scikit-learn (1.5 s): only -C pays for it
 
         first = start_C(X, X.shape[0], intercept_scaling if fit_intercept else 0.0,
                         params["epsilon"], y)

@@ -10,7 +10,7 @@ worker k improves its local sub-problem
             - w'A_k da - (sigma' / 2) ||A_k da||^2,        A_k da = sum_{i in k} y_i da_i x_i,
 
 with sigma' = K (or as ``sigma`` says, below) by ``local_epochs`` epochs of our
-compiled DCD epoch (``solvers._dcd_kernels.dcd_epoch``: w + sigma' A_k da as its
+compiled DCD epoch (``solvers._dcd_jit.dcd_epoch``: w + sigma' A_k da as its
 w, ``step_scale`` sigma', curvature sigma' ||x_i||^2 + D_ii) and returns
 dw_k = A_k da.
 
@@ -80,10 +80,11 @@ import time
 
 import numpy as np
 
-from .._random import new_state
 from ..outofcore.format import block_nbytes
-from ..problem import DualProblem, relative_gap
-from ..solvers._dcd_kernels import dcd_epoch
+from ..problems.linear import DualProblem
+from ..problems.objectives import relative_gap
+from ..solvers._dcd_jit import dcd_epoch
+from ..solvers.rng import new_state
 
 #: Seconds between looks at the cluster while a round runs (to see a lost worker).
 POLL_SECONDS = 0.5
@@ -216,7 +217,7 @@ def partition_problems(chunk, labels, classes, cost_by_class, loss, bias, bias_s
     """The DualProblem of every binary problem on a chunk of rows, the data checked."""
     import scipy.sparse as sp
 
-    from ..validation import canonical
+    from ..data.validation import canonical
 
     if sp.issparse(chunk):
         X = canonical(sp.csr_matrix(chunk, dtype=np.float64))
@@ -420,7 +421,7 @@ class CoCoA:
     n_rows : list of int
         Rows of every partition.
     n_problems, n_weights : int
-    bias, bias_scale, n_features : the weights' layout (see :class:`~dualsvm.problem.DualProblem`).
+    bias, bias_scale, n_features : the weights' layout (see :class:`~dualsvm.problems.linear.DualProblem`).
     local_epochs : int
     local_time : float or None
         Seconds of local epochs per round (after the first), or None.

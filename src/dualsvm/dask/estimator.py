@@ -3,9 +3,9 @@
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..fits import LinearFit
+from ..data.validation import check_classes, class_weights, random_generator
 from ..solvers import Stopping, run_epochs
-from ..validation import check_classes, class_weights, random_generator
+from ..training.fitted import LinearFit
 from .cocoa import CoCoA, DiskPartition, build_partition, problem_classes
 
 
@@ -202,7 +202,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         return float(np.average(predicted == y, weights=sample_weight))
 
     def to_fit(self):
-        """The :class:`~dualsvm.fits.LinearFit` of this model (what model files hold)."""
+        """The :class:`~dualsvm.training.fitted.LinearFit` of this model (what model files hold)."""
         params = dict(C=self.C, loss=self.loss, fit_intercept=self.fit_intercept,
                       intercept_scaling=self.intercept_scaling, class_weight=self.class_weight,
                       gap_tol=self.gap_tol, random_state=self.random_state)
@@ -214,7 +214,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
 
     def to_local(self):
         """The model as a :class:`dualsvm.LinearSVC` (with its certificate)."""
-        from ..linear_svc import LinearSVC as Local
+        from ..estimators.linear_svc import LinearSVC as Local
 
         return Local.from_fit(self.to_fit())
 

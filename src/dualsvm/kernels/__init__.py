@@ -15,7 +15,7 @@ Contract (kept stable for every kernel solver):
   several variables a training row (SVR's a_i, a*_i) served by one cached kernel
   column of the row. See
   :mod:`dualsvm.kernels.qmatrix` for how a solver gets columns and shrinks.
-* The dual problem around it is :class:`dualsvm.problem.KernelDualProblem`.
+* The dual problem around it is :class:`dualsvm.problems.kernel.KernelDualProblem`.
 * Kernel codes (LIBSVM's ``-t`` numbers) are in :mod:`dualsvm.constants`.
 """
 

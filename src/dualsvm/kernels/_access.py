@@ -11,7 +11,7 @@ added in feature order, as a row-wise sparse dot adds them, so the sums are equa
 
 from numba.extending import overload
 
-from .._rows import is_dense
+from ..data.rows import is_dense
 
 
 def column_dots(rows, by_feature, j, work):

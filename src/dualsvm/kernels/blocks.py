@@ -34,8 +34,8 @@ import scipy.sparse as sp
 from numba import njit, prange
 from numba.extending import overload
 
-from .._rows import is_dense, kernel_rows
 from ..constants import POLY, RBF, SIGMOID
+from ..data.rows import is_dense, kernel_rows
 from ._access import row_square
 
 #: Rows per tile (a tile of 512 columns is 256 KB, within a core's L2 cache).
@@ -260,7 +260,7 @@ def kernel_times(kernel, X, Z, coef, max_bytes):
 
 
 def _compiled_rows(X):
-    """X as compiled kernels read it (see :mod:`dualsvm._rows`), contiguous."""
+    """X as compiled kernels read it (see :mod:`dualsvm.data.rows`), contiguous."""
     rows = kernel_rows(X)
     if isinstance(rows, tuple):
         data, indices, indptr = rows

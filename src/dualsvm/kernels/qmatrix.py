@@ -5,7 +5,7 @@ How a solver gets columns
 A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 
 * ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables, points)``:
-  the training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm._rows`),
+  the training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm.data.rows`),
   labels, squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
   vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
   the map of variables to rows (below; empty arrays for one variable a row), and
@@ -75,8 +75,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .._rows import kernel_rows
 from ..constants import PRECOMPUTED
+from ..data.rows import kernel_rows
 from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
 from .blocks import (block_times, block_values, dense_points, fill_slots, kernel_row,
                      prefer_workqueue)

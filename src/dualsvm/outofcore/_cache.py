@@ -13,8 +13,9 @@ DCD kernel reads like any other.
 import numpy as np
 from numba import njit
 
-from .._random import shuffle_prefix
-from ..problem import BoxDual, decisions
+from ..problems.box import BoxDual
+from ..problems.linear import decisions
+from ..solvers.rng import shuffle_prefix
 
 #: Rows of ``RowCache.values``.
 Y, Q_DIAG, DIAG, UPPER, COST, ALPHA = range(6)
@@ -29,7 +30,7 @@ SLACK = 0.25
 class RowCache(BoxDual):
     """Rows of a dataset with their dual parameters (see the module docstring).
 
-    The first ``size`` rows are a :class:`~dualsvm.problem.DualProblem` to the
+    The first ``size`` rows are a :class:`~dualsvm.problems.linear.DualProblem` to the
     DCD solvers (the same attributes, and BoxDual's rules).
     """
 

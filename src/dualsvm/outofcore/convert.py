@@ -2,7 +2,7 @@
 
 The input is read in chunks of about ``chunk_mb`` MB of whole lines (``.gz``
 and ``.bz2`` decompressed on the fly); each chunk is parsed by the compiled
-svmlight parser of :mod:`dualsvm._svmlight` (as :func:`dualsvm.data.read_svmlight`),
+svmlight parser of :mod:`dualsvm.data._svmlight_jit` (as :func:`dualsvm.data.svmlight.read_svmlight`),
 optionally transformed, and cut into blocks of about
 ``block_mb`` MB (in-memory size) that are compressed and written at once. Peak
 memory is a few chunks and blocks, whatever the size of the input.
@@ -27,7 +27,7 @@ import zlib
 import numpy as np
 from numba import njit
 
-from ..data import diagnose, open_data
+from ..data.svmlight import diagnose, open_data
 from ..exceptions import DataError, one_line
 from .format import DatasetWriter, block_nbytes, decode_block, encode_block
 
@@ -135,7 +135,7 @@ def convert(inputs, path, *, block_mb=8.0, chunk_mb=16.0, n_features=None, poly2
 
 def _chunks(inputs, chunk_bytes):
     """(chunk number, labels, indptr, indices int32, data) of whole-line chunks."""
-    from .._svmlight import parse_svmlight
+    from ..data._svmlight_jit import parse_svmlight
 
     number = 0
     for path in inputs:

@@ -2,7 +2,7 @@
 
 All three solvers keep the dual variables of all n rows, their D_ii and w in
 memory (O(n + d)) and the rows themselves on disk; they differ in which rows sit
-in memory while DCD runs (``solvers/_dcd_kernels.dcd_epoch``, through
+in memory while DCD runs (``solvers/_dcd_jit.dcd_epoch``, through
 :class:`DualCD` or directly):
 
 * :class:`BlockMinimization` (Yu, Hsieh, Chang and Lin, KDD 2010) with the
@@ -45,7 +45,7 @@ Only a run stopped otherwise (passes, time, Ctrl-C) costs one more pass: the
 exact primal of w(a), returned if it beats the last certified v.
 
 The dual parameters of every row (C_i, D_ii, U_i, both losses, bias none or
-augmented) come from the block's :class:`~dualsvm.problem.DualProblem`.
+augmented) come from the block's :class:`~dualsvm.problems.linear.DualProblem`.
 Memory: rows held by the solver at once (blocks being read ahead by the reader
 threads, the sub-problem or cache) stay within ``memory`` bytes.
 """
@@ -56,10 +56,11 @@ import time
 
 import numpy as np
 
-from .._random import new_state
-from ..problem import DualProblem, dual_terms, relative_gap
-from ..solvers._dcd_kernels import dcd_epoch
+from ..problems.linear import DualProblem
+from ..problems.objectives import dual_terms, relative_gap
+from ..solvers._dcd_jit import dcd_epoch
 from ..solvers.dcd import DualCD
+from ..solvers.rng import new_state
 from ._cache import RowCache
 
 #: Reader threads of block minimization (BM, SBM). Its trainer copies blocks in
@@ -97,7 +98,7 @@ class DiskProblem:
     C : float
     class_weight : dict or None
         Label value -> multiplier of C.
-    loss, bias, bias_scale : as in :class:`~dualsvm.problem.DualProblem` (bias
+    loss, bias, bias_scale : as in :class:`~dualsvm.problems.linear.DualProblem` (bias
         'none' or 'augmented').
     """
 

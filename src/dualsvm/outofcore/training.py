@@ -29,11 +29,11 @@ import zlib
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..data.atomic_files import atomic_write
+from ..data.validation import balanced_class_weight, random_generator
 from ..exceptions import DataError, one_line
-from ..files import atomic_write
-from ..fits import LinearFit
 from ..solvers import Stopping, run_epochs
-from ..validation import balanced_class_weight, random_generator
+from ..training.fitted import LinearFit
 from .format import DiskDataset
 from .solvers import BlockMinimization, DiskProblem, DualCachedLoops
 
@@ -94,7 +94,7 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
 
     Returns
     -------
-    dualsvm.fits.LinearFit
+    dualsvm.training.fitted.LinearFit
         With ``params`` named as LinearSVC's, ``alpha_`` of shape (1, n) and
         ``history_[0]`` the per-pass records.
     """

@@ -1,4 +1,4 @@
-"""Model files, written from and read into fit objects (:mod:`dualsvm.fits`).
+"""Model files, written from and read into fit objects (:mod:`dualsvm.training.fitted`).
 
 * :mod:`.container`: the dualsvm model file (zip of ``.npy`` entries and JSON
   metadata, never pickle), shared by every model kind;
@@ -11,6 +11,6 @@
 This package imports none of them, so training a linear model never loads the
 kernel layer to save it.
 
-The estimators' ``save_model`` / ``load_model`` (:mod:`dualsvm.models`) wrap
+The estimators' ``save_model`` / ``load_model`` (:mod:`dualsvm.estimators.model_io`) wrap
 these; the command line uses them directly, without scikit-learn.
 """

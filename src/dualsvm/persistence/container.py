@@ -19,7 +19,7 @@ The entries of each kind are described in :mod:`.linear` and :mod:`.kernel`.
 :func:`read_container` reads with ``numpy.load(allow_pickle=False)`` and checks
 the format name and version; anything else is a :class:`ModelError`. Files are
 written to a temporary file in the target directory and moved into place
-(:func:`dualsvm.files.atomic_write`), so an interrupted save never destroys an
+(:func:`dualsvm.data.atomic_files.atomic_write`), so an interrupted save never destroys an
 existing model.
 """
 
@@ -32,8 +32,8 @@ import zlib
 import numpy as np
 
 from ..constants import VERSION
+from ..data.atomic_files import atomic_write
 from ..exceptions import ModelError, one_line
-from ..files import atomic_write
 
 FORMAT_NAME = "dualsvm-model"
 FORMAT_VERSION = 1

@@ -18,7 +18,7 @@ Same container and safety as linear models (:mod:`.container`), with these entri
     int64 (n_SV,): training-row indices of the support vectors, grouped by class.
 ``dual_coef_``
     float64 (n_classes - 1, n_SV): y_i alpha_i in LIBSVM's layout and signs
-    (class i of pair (i, j) positive; see :mod:`dualsvm.fits`).
+    (class i of pair (i, j) positive; see :mod:`dualsvm.training.fitted`).
 ``intercept_``
     float64 (n_pairs,): LIBSVM's -rho of every pair.
 ``probA_``, ``probB_`` (optional; both or neither)
@@ -29,7 +29,7 @@ Same container and safety as linear models (:mod:`.container`), with these entri
     float64 (10,): LIBSVM's density marks (``probability=True``, ``-s 2 -b 1``).
 ``libsvm_labels`` (optional; classifiers only)
     ``classes_`` in the order of LIBSVM's model (first appearance in the training
-    data; see :func:`dualsvm.fits.libsvm_label_order`), the order of svm-predict
+    data; see :func:`dualsvm.training.fitted.libsvm_label_order`), the order of svm-predict
     -b 1's columns; absent in older files.
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
 ``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
@@ -41,9 +41,9 @@ import scipy.sparse as sp
 
 from ..constants import CLASSIFIER_TYPES
 from ..exceptions import ModelError, one_line
-from ..fits import KernelFit, class_pairs
 from ..kernels import make_kernel
-from ..probability import N_MARKS
+from ..training.fitted import KernelFit, class_pairs
+from ..training.probability import N_MARKS
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
 
@@ -61,7 +61,7 @@ _LIBSVM_LABELS = "libsvm_labels"
 
 
 def save_kernel(fit, path):
-    """Save a :class:`~dualsvm.fits.KernelFit` as a dualsvm model file (atomically)."""
+    """Save a :class:`~dualsvm.training.fitted.KernelFit` as a dualsvm model file (atomically)."""
     meta = {
         "params": params_to_json(fit.params),
         "kernel": fit.kernel.to_dict(),
@@ -97,7 +97,7 @@ def save_kernel(fit, path):
 
 
 def read_kernel(path, meta, arrays):
-    """The :class:`~dualsvm.fits.KernelFit` of a kernel model file's parts, all checked."""
+    """The :class:`~dualsvm.training.fitted.KernelFit` of a kernel model file's parts, all checked."""
     def bad(what):
         return ModelError(f"{path}: invalid model file ({what})")
 

@@ -20,10 +20,10 @@ the solution LIBLINEAR's own has, since a_i^0 = -a_i^1; its prediction then
 reads only w_0'x > 0). With B >= 0 the last
 line is the bias weight w_b and the intercept is B * w_b; an exact
 (unregularised) intercept is written with B = 1. A regression model
-(:class:`~dualsvm.fits.LinearSVRFit`) is written as LIBLINEAR writes ``-s 12`` /
+(:class:`~dualsvm.training.fitted.LinearSVRFit`) is written as LIBLINEAR writes ``-s 12`` /
 ``-s 13`` models: solver_type L2R_L2LOSS_SVR_DUAL or L2R_L1LOSS_SVR_DUAL,
 ``nr_class 2``, no ``label`` line, one weight per line. A one-class model
-(:class:`~dualsvm.fits.LinearOneClassFit`) as ``-s 21`` ones: solver_type
+(:class:`~dualsvm.training.fitted.LinearOneClassFit`) as ``-s 21`` ones: solver_type
 ONECLASS_SVM, ``nr_class 2``, no ``label``, ``bias -1``, ``rho`` (the decision is
 w'x - rho), one weight per line. :func:`import_liblinear` reads the model of any
 LIBLINEAR classifier (linear SVMs, logistic regression, Crammer-Singer), of its
@@ -35,12 +35,12 @@ import math
 
 import numpy as np
 
-from ..data import short_repr
+from ..data.atomic_files import atomic_write
+from ..data.svmlight import short_repr
 from ..exceptions import ModelError
-from ..files import atomic_write
-from ..fits import LinearFit, LinearOneClassFit, LinearSVRFit
+from ..training.fitted import LinearFit, LinearOneClassFit, LinearSVRFit
 from .linear import checked_arrays
-from .text import integer_labels, read_model_text
+from .text_format import integer_labels, read_model_text
 
 #: LIBLINEAR 2.50's solver_type_table entries that are classifiers.
 LIBLINEAR_CLASSIFIERS = (
@@ -73,8 +73,8 @@ def _bias_row(params, intercept):
 
 
 def export_liblinear(fit, path):
-    """Write a :class:`~dualsvm.fits.LinearFit`, :class:`~dualsvm.fits.LinearSVRFit` or
-    :class:`~dualsvm.fits.LinearOneClassFit` as a LIBLINEAR 2.50 text model file.
+    """Write a :class:`~dualsvm.training.fitted.LinearFit`, :class:`~dualsvm.training.fitted.LinearSVRFit` or
+    :class:`~dualsvm.training.fitted.LinearOneClassFit` as a LIBLINEAR 2.50 text model file.
 
     LIBLINEAR's ``predict`` gives the same labels (or values) as the model's.
 
@@ -150,9 +150,9 @@ _CLASSIFIER_PARAMS = {
 
 
 def import_liblinear(path):
-    """Read a LIBLINEAR text model of a classifier as a :class:`~dualsvm.fits.LinearFit`,
-    of a regression (``-s 11, 12, 13``) as a :class:`~dualsvm.fits.LinearSVRFit`, or of
-    the one-class SVM (``-s 21``) as a :class:`~dualsvm.fits.LinearOneClassFit`.
+    """Read a LIBLINEAR text model of a classifier as a :class:`~dualsvm.training.fitted.LinearFit`,
+    of a regression (``-s 11, 12, 13``) as a :class:`~dualsvm.training.fitted.LinearSVRFit`, or of
+    the one-class SVM (``-s 21``) as a :class:`~dualsvm.training.fitted.LinearOneClassFit`.
 
     Labels become float64 ``classes_`` (sorted, as scikit-learn keeps them);
     ``coef_`` and ``intercept_`` are arranged so that the decision function gives

@@ -1,6 +1,6 @@
 """LIBSVM text models: export and import.
 
-:func:`export_libsvm` writes a kernel model (:class:`~dualsvm.fits.KernelFit`) as
+:func:`export_libsvm` writes a kernel model (:class:`~dualsvm.training.fitted.KernelFit`) as
 LIBSVM 3.37's ``svm_save_model`` writes it::
 
     svm_type c_svc|nu_svc|one_class|epsilon_svr|nu_svr
@@ -24,7 +24,7 @@ that read back to the same float (Python's ``repr``; 0.583333 stays 0.583333), s
 the file predicts exactly as the model. For a precomputed kernel a support vector
 is ``0:i``, its 1-based training row. The classes are written in the order of
 LIBSVM's model (``KernelFit.libsvm_labels``: first appearance in the training
-data), the pairs and support vectors in that order (:func:`~dualsvm.fits.reorder_classes`).
+data), the pairs and support vectors in that order (:func:`~dualsvm.training.fitted.reorder_classes`).
 
 :func:`import_libsvm` reads such a file (any of the five svm_types and kernels)
 into a KernelFit with sorted classes; the file's label order is kept as its
@@ -40,13 +40,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..constants import CLASSIFIER_TYPES, SVM_TYPES
-from ..data import short_repr
+from ..data.atomic_files import atomic_write
+from ..data.svmlight import short_repr
 from ..exceptions import ModelError
-from ..files import atomic_write
-from ..fits import KernelFit, reorder_classes
 from ..kernels import make_kernel
-from ..probability import N_MARKS
-from .text import integer_labels, read_model_text
+from ..training.fitted import KernelFit, reorder_classes
+from ..training.probability import N_MARKS
+from .text_format import integer_labels, read_model_text
 
 #: LIBSVM's kernel_type names of our kernels.
 KERNEL_TYPES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf", "sigmoid": "sigmoid",
@@ -75,7 +75,7 @@ def _shortest(value):
 
 
 def export_libsvm(fit, path):
-    """Write a :class:`~dualsvm.fits.KernelFit` as a LIBSVM 3.37 text model file.
+    """Write a :class:`~dualsvm.training.fitted.KernelFit` as a LIBSVM 3.37 text model file.
 
     LIBSVM's ``svm-predict`` (with ``-b 1`` too) gives the model's predictions.
 
@@ -129,7 +129,7 @@ def export_libsvm(fit, path):
 
 
 def import_libsvm(path):
-    """Read a LIBSVM text model as a :class:`~dualsvm.fits.KernelFit` (see the module
+    """Read a LIBSVM text model as a :class:`~dualsvm.training.fitted.KernelFit` (see the module
     docstring); its predictions, and with probabilities ``predict_proba``, are
     LIBSVM's. The training certificate is unknown.
 

@@ -33,7 +33,7 @@ finite; anything else is a :class:`~dualsvm.exceptions.ModelError`.
 import numpy as np
 
 from ..exceptions import ModelError
-from ..fits import LinearFit, LinearOneClassFit, LinearSVRFit
+from ..training.fitted import LinearFit, LinearOneClassFit, LinearSVRFit
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
 
@@ -59,7 +59,7 @@ def checked_arrays(fit):
 
 
 def save_linear(fit, path):
-    """Save a :class:`~dualsvm.fits.LinearFit` as a dualsvm model file (atomically).
+    """Save a :class:`~dualsvm.training.fitted.LinearFit` as a dualsvm model file (atomically).
 
     Raises
     ------
@@ -80,7 +80,7 @@ def save_linear(fit, path):
 
 
 def read_linear(path, meta, arrays):
-    """The :class:`~dualsvm.fits.LinearFit` of a linear model file's parts, all checked."""
+    """The :class:`~dualsvm.training.fitted.LinearFit` of a linear model file's parts, all checked."""
     def bad(what):
         return ModelError(f"{path}: invalid model file ({what})")
 
@@ -127,12 +127,12 @@ def read_linear(path, meta, arrays):
 
 
 def save_linear_svr(fit, path):
-    """Save a :class:`~dualsvm.fits.LinearSVRFit` as a dualsvm model file (atomically)."""
+    """Save a :class:`~dualsvm.training.fitted.LinearSVRFit` as a dualsvm model file (atomically)."""
     _save_single(fit, path, "LinearSVR", {"coef_": fit.coef_, "intercept_": fit.intercept_})
 
 
 def save_linear_one_class(fit, path):
-    """Save a :class:`~dualsvm.fits.LinearOneClassFit` as a dualsvm model file (atomically)."""
+    """Save a :class:`~dualsvm.training.fitted.LinearOneClassFit` as a dualsvm model file (atomically)."""
     _save_single(fit, path, "LinearOneClassSVM", {"coef_": fit.coef_, "offset_": fit.offset_})
 
 
@@ -152,12 +152,12 @@ def _save_single(fit, path, estimator, arrays):
 
 
 def read_linear_svr(path, meta, arrays):
-    """The :class:`~dualsvm.fits.LinearSVRFit` of a regression model file's parts, all checked."""
+    """The :class:`~dualsvm.training.fitted.LinearSVRFit` of a regression model file's parts, all checked."""
     return _read_single(path, meta, arrays, LinearSVRFit, "intercept_", lambda d: (d,))
 
 
 def read_linear_one_class(path, meta, arrays):
-    """The :class:`~dualsvm.fits.LinearOneClassFit` of a one-class model file's parts, all
+    """The :class:`~dualsvm.training.fitted.LinearOneClassFit` of a one-class model file's parts, all
     checked."""
     return _read_single(path, meta, arrays, LinearOneClassFit, "offset_", lambda d: (1, d))
 

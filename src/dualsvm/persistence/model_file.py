@@ -4,7 +4,7 @@
 import os
 
 from ..exceptions import ModelError
-from ..fits import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
+from ..training.fitted import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
 from .container import ZIP_MAGIC, describe, read_container, read_head
 from .kernel import read_kernel, save_kernel
 from .liblinear import import_liblinear, is_liblinear_text

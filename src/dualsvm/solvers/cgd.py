@@ -3,7 +3,7 @@
 Tseng, P. and Yun, S. (2010), "A coordinate gradient descent method for linearly
 constrained smooth optimization and support vector machines training", Comput. Optim.
 Appl. 47, 179-206. Their problem is min f(x) s.t. x in X = {l <= x <= u, Ax = b}; here
-f(a) = 1/2 a'(Q + D)a - e'a (:class:`dualsvm.problem.KernelDualProblem`, either loss),
+f(a) = 1/2 a'(Q + D)a - e'a (:class:`dualsvm.problems.kernel.KernelDualProblem`, either loss),
 A = y', b = 0, l = 0, u = U. Their definitions, with H diagonal positive definite:
 
 * direction (their (7)):  d_H(x; J) = argmin_d { grad f(x)'d + 1/2 d'Hd :
@@ -22,7 +22,7 @@ Here D = diag(max(Q_ii + D_ii, TAU)). Every iteration
 
 1. solves the diagonal subproblem on all variables: in z = y * d it is the continuous
    quadratic knapsack min c'z + 1/2 z'Hz, sum z = 0, box (c = y * G), solved in expected
-   linear time by the median breakpoint search of :mod:`._knapsack`, warm-started at the
+   linear time by the median breakpoint search of :mod:`._knapsack_jit`, warm-started at the
    previous multiplier (which tends to the bias -b);
 2. stops if -q_D(x; N) <= ``tol``;
 3. splits z into its conformal pairs and scores each pair by the decrease it gives on the
@@ -45,7 +45,7 @@ kernel values have been computed).
 
 import numpy as np
 
-from ._cgd_kernels import cgd_iterations
+from ._cgd_jit import cgd_iterations
 from ._driver import IteratingKernelSolver
 from .kernel_dcd import CHUNK_EVALUATIONS
 

@@ -1,8 +1,8 @@
 """Crammer and Singer's multi-class SVM by the sequential dual method: the Python side.
 
 ``CrammerSingerCD`` is LIBLINEAR's ``Solver_MCSVM_CS`` (``-s 4``) on a
-:class:`~dualsvm.problem.CrammerSingerProblem`: each step solves one row's
-k-variable sub-problem exactly (:mod:`._cs_kernels`). ``tol`` is LIBLINEAR's
+:class:`~dualsvm.problems.crammer_singer.CrammerSingerProblem`: each step solves one row's
+k-variable sub-problem exactly (:mod:`._cs_jit`). ``tol`` is LIBLINEAR's
 ``-e``; with the violation of a pass, the largest max_m G_m - min_m G_m over the
 rows it stepped on, LIBLINEAR's rule is:
 
@@ -20,8 +20,8 @@ P(W) - D(a) of the problem (one product X W per call).
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import new_state
-from ._cs_kernels import cs_passes
+from ._cs_jit import cs_passes
+from .rng import new_state
 
 
 class CrammerSingerCD:

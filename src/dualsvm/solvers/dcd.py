@@ -8,7 +8,7 @@ gradients of the active variables satisfy
 
 and training stops only when that holds on the full, unshrunk problem.
 
-For support vector regression (:class:`~dualsvm.problem.SVRDualProblem`),
+For support vector regression (:class:`~dualsvm.problems.linear.SVRDualProblem`),
 ``DualCD`` is LIBLINEAR's ``solve_l2r_l1l2_svr`` and ``tol`` its ``-e`` for
 ``-s 12`` / ``-s 13``: an epoch has converged when the sum of the violations of
 its variables is at most tol times that sum in the first epoch,
@@ -29,8 +29,8 @@ violating down, with exact gradients for each pair.
 
 import numpy as np
 
-from .._random import new_state
-from ._dcd_kernels import dcd_epoch, pair_epoch, svr_passes
+from ._dcd_jit import dcd_epoch, pair_epoch, svr_passes
+from .rng import new_state
 
 
 def projected_gradient_rule(pg_max, pg_min, tol):

@@ -1,6 +1,6 @@
 """Dual projected gradient descent on the stored kernel matrix, with a penalty for the bias.
 
-For :class:`dualsvm.problem.KernelDualProblem` (either loss), the exact bias's equality
+For :class:`dualsvm.problems.kernel.KernelDualProblem` (either loss), the exact bias's equality
 y'a = 0 is replaced by a quadratic penalty, leaving only the box::
 
     min_a  F(a) = 1/2 a'(Q + D)a - e'a + c/2 (y'a)^2,   0 <= a_i <= U_i
@@ -23,7 +23,7 @@ of the bias, so |y'a| is about |b| / c. The default c = ``penalty`` * |lambda|_m
 tighter feasibility for a larger condition number. So that the reported numbers are
 honest, ``alpha`` is not the penalised iterate but its repair: the projection onto
 {y'a = 0, 0 <= a <= U}, moving only the free variables when they suffice (a continuous
-quadratic knapsack, :mod:`._knapsack`), whose exact gradient gives the certificate (dual objective, gap, intercept). Each record also
+quadratic knapsack, :mod:`._knapsack_jit`), whose exact gradient gives the certificate (dual objective, gap, intercept). Each record also
 carries ``equality_violation`` = |y'a| of the penalised iterate.
 
 ``tol`` bounds the projected gradient of F: stop when max_i |PG_i| <= tol.
@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from ._driver import IteratingKernelSolver
-from ._knapsack import solve_knapsack
+from ._knapsack_jit import solve_knapsack
 
 #: The default penalty weight, relative to |lambda|_max(Q) / n.
 PENALTY = 100.0

@@ -1,6 +1,6 @@
 """Dual coordinate descent for kernel SVMs without a bias (Hsieh et al., 2008, Section 4).
 
-The problem is the box-constrained dual of :class:`dualsvm.problem.KernelDualProblem`
+The problem is the box-constrained dual of :class:`dualsvm.problems.kernel.KernelDualProblem`
 with ``bias='none'`` (no equality constraint)::
 
     min_a  f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   Q_ij = y_i y_j K(x_i, x_j),
@@ -13,7 +13,7 @@ G = (Q + D)a - e, and a step on coordinate i,
 
 costs one Q column (from the LRU cache of :class:`dualsvm.kernels.QMatrix`) when a_i moves,
 and nothing otherwise. Variables are visited in a new random order per pass (the seeded
-generator of :mod:`dualsvm._random`).
+generator of :mod:`dualsvm.solvers.rng`).
 
 Stopping and shrinking are LIBLINEAR's, as in :class:`dualsvm.solvers.DualCD`: ``tol`` is
 LIBLINEAR's ``-e`` on the projected gradients PG_i (max PG - min PG <= tol and both within
@@ -34,11 +34,11 @@ within a pass; the stopping rule is checked at the end of each pass.
 import numpy as np
 from numba import njit
 
-from .._random import new_state, shuffle_prefix
 from ..constants import TAU
 from ..kernels import new_generation, q_column
 from ..kernels.qmatrix import EVALUATIONS
 from .dcd import projected_gradient_rule
+from .rng import new_state, shuffle_prefix
 
 #: Kernel evaluations after which an epoch returns within a pass (about 0.1-1 s of work).
 CHUNK_EVALUATIONS = 2**25

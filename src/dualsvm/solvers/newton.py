@@ -1,6 +1,6 @@
 """The Newton method for the L2-loss SVC in the primal: LIBLINEAR's ``-s 2``.
 
-On a :class:`~dualsvm.problem.DualProblem` with the squared hinge (bias 'none' or
+On a :class:`~dualsvm.problems.linear.DualProblem` with the squared hinge (bias 'none' or
 'augmented'), the primal
 
     P(w) = 1/2 w'w + sum_i C_i max(0, 1 - y_i w'x_i)^2
@@ -16,7 +16,7 @@ preconditioned with M = 0.99 + 0.01 diag(H), stopped by the decrease of the
 quadratic model (cg_iter (Q_k - Q_{k-1}) >= min(0.5, sqrt(||g||_{M^-1})) Q_k), then
 backtracks from the step 1 (halving, at most 20 times) until P(w + a s) - P(w) <=
 0.01 a g's, with P(w + a s) from X w and X s in O(n) per try. The Hessian-vector
-products are :func:`._newton_kernels.hessian_product`.
+products are :func:`._newton_jit.hessian_product`.
 
 Stopping is LIBLINEAR's: ||grad P(w)|| <= eps ||grad P(0)||, eps = tol * max(min(#pos,
 #neg), 1) / l (:func:`.primal_cd.primal_tolerance`), or a failed line search, or a
@@ -27,7 +27,7 @@ the problem's ``evaluate_primal`` (the dual point of the margins).
 
 import numpy as np
 
-from ._newton_kernels import gradient_terms, hessian_product, loss_along
+from ._newton_jit import gradient_terms, hessian_product, loss_along
 from .primal_cd import primal_tolerance
 
 #: LIBLINEAR's constants: the preconditioner's mixing, the CG tolerance cap, the

@@ -1,5 +1,5 @@
 """The linear one-class SVM's solver (LIBLINEAR ``-s 21``): the Python side of
-:mod:`._oneclass_kernels`' two-level coordinate descent.
+:mod:`._oneclass_jit`' two-level coordinate descent.
 
 ``tol`` is LIBLINEAR's ``-e`` for ``-s 21`` (default 0.01): stop when the maximal
 violation max_{a_i < U_i} -G_i - min_{a_j > 0} -G_j is below it on the full,
@@ -10,11 +10,11 @@ LIBLINEAR's ``#iter``. An ``epoch()`` may run several of them in compiled code
 
 import numpy as np
 
-from ._oneclass_kernels import oneclass_passes
+from ._oneclass_jit import oneclass_passes
 
 
 class OneClassCD:
-    """Two-level (pair) coordinate descent on :class:`~dualsvm.problem.LinearOneClassDual`."""
+    """Two-level (pair) coordinate descent on :class:`~dualsvm.problems.linear.LinearOneClassDual`."""
 
     def __init__(self, problem, tol, *, shrinking=True, passes_per_epoch=1, max_passes=None):
         self.problem = problem

@@ -15,7 +15,7 @@ own scaling (Shalev-Shwartz et al., 2011). Each step samples a row uniformly;
 s_i weights its loss (as scikit-learn's SGD does with sample weights), so the
 stochastic gradients are unbiased for F. An epoch is one pass over the m rows in
 a random permutation (``shuffle=True``, new each epoch, from the seeded
-generator of ``_random``) or in order; rows with C_i = 0 are never visited.
+generator of :mod:`.rng`) or in order; rows with C_i = 0 are never visited.
 
 Step sizes eta_t = 1/(lambda t), t = 1, 2, ... counts steps over all epochs.
 
@@ -54,7 +54,7 @@ the ball ||w|| <= 1/sqrt(lambda), which holds the optimum for both losses
 projection never moves away from it.
 
 Cost: w = scale * v with the decay in ``scale`` (scikit-learn's WeightVector),
-so one step costs O(nnz_i); see ``_primal_kernels``.
+so one step costs O(nnz_i); see ``_primal_jit``.
 
 The bias: 'none', or 'augmented' (the constant feature B, regularised as in
 LIBLINEAR's -B and DCD's augmented mode, so the objectives compare with DCD's
@@ -63,7 +63,7 @@ constraint has no counterpart in these steps.
 
 The certificate: these solvers have no dual variables. After an epoch
 (when monitored, and always at the end) ``certificate`` maps w to the feasible dual
-point of :meth:`dualsvm.problem.DualProblem.dual_point` and reports P(w), that
+point of :meth:`dualsvm.problems.linear.DualProblem.dual_point` and reports P(w), that
 point's dual value D and (P - D)/P. P(w) is exact; D <= P* always, so the gap is
 an honest upper bound on the relative suboptimality of w, but for the hinge loss
 a loose one (see ``dual_point``). ``alpha`` is that dual point. These solvers
@@ -75,9 +75,9 @@ time or the gap (``LinearSVC`` passes its ``tol`` as the gap to reach).
 
 import numpy as np
 
-from .._random import new_state
-from .._rows import squared_norms
-from ._primal_kernels import implicit_epoch, pegasos_epoch
+from ..data.rows import squared_norms
+from ._primal_jit import implicit_epoch, pegasos_epoch
+from .rng import new_state
 
 
 class _PrimalSGD:

@@ -1,7 +1,7 @@
 """Primal coordinate descent for the L1-regularised L2-loss SVC: the Python side.
 
-``PrimalCD`` runs :func:`._pcd_kernels.pcd_pass` over the weights w_j (the
-augmented bias among them) of an :class:`~dualsvm.problem.L1RegularizedProblem`:
+``PrimalCD`` runs :func:`._pcd_jit.pcd_pass` over the weights w_j (the
+augmented bias among them) of an :class:`~dualsvm.problems.linear.L1RegularizedProblem`:
 LIBLINEAR's ``solve_l1r_l2_svc`` (``-s 5``, scikit-learn's ``penalty='l1'``).
 
 Stopping is LIBLINEAR's rule for ``-s 5``: a pass has converged when the sum of
@@ -18,8 +18,8 @@ the reported gap bounds P(w) - P*.
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import new_state
-from ._pcd_kernels import column_squares, pcd_passes, recompute_margins, signed_transpose
+from ._pcd_jit import column_squares, pcd_passes, recompute_margins, signed_transpose
+from .rng import new_state
 
 
 def primal_tolerance(tol, y, cost):
@@ -33,7 +33,7 @@ def primal_tolerance(tol, y, cost):
 
 def signed_columns(problem):
     """CSC arrays (data, rows, pointers) of y_i x_ij, the augmented feature (value B)
-    as the last column when the problem has one (:func:`._pcd_kernels.signed_transpose`;
+    as the last column when the problem has one (:func:`._pcd_jit.signed_transpose`;
     row indices int32, half the bytes of the column walks)."""
     X = problem.X
     if not sp.issparse(X):

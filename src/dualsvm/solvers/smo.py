@@ -1,10 +1,10 @@
 """SMO decomposition for the kernel dual with the exact bias (LIBSVM's C-SVC).
 
-Problem (:class:`dualsvm.problem.KernelDualProblem`, ``bias='exact'``)::
+Problem (:class:`dualsvm.problems.kernel.KernelDualProblem`, ``bias='exact'``)::
 
     min_a f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   y'a = 0
 
-or LIBSVM's general form (:class:`dualsvm.problem.KernelQP`: SVR, nu-SVR, nu-SVC,
+or LIBSVM's general form (:class:`dualsvm.problems.kernel.KernelQP`: SVR, nu-SVR, nu-SVC,
 one-class), with a linear term p in place of -e, and for the nu problems a second
 constraint e'a = const (``two_constraints``): then both variables of a step have
 the same sign, so that each of the two sums stays, and the working set is
@@ -32,16 +32,16 @@ Every step changes two variables (i, j) along y_i a_i + y_j a_j = const:
   else the midpoint of the feasible interval), as LIBSVM computes -rho.
 
 Hinge loss gives LIBSVM's C-SVC; squared hinge (D_ii = 1/(2 C_i), U_i = inf)
-works the same way. The compiled steps are in :mod:`._smo_kernels`; one
+works the same way. The compiled steps are in :mod:`._smo_jit`; one
 ``epoch()`` runs at most ``steps_per_epoch`` steps, so time budgets, Ctrl-C and
 progress reports work during training.
 """
 
 import numpy as np
 
-from ._smo_kernels import (ACTIVE, ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT,
-                           SHRINK_COUNTER, new_smo_state, new_status, smo_steps)
-from ._ws_kernels import update_gradient
+from ._smo_jit import (ACTIVE, ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, SHRINK_COUNTER,
+                       new_smo_state, new_status, smo_steps)
+from ._ws_jit import update_gradient
 
 #: A warm start's first shrinking comes after this many steps, not LIBSVM's min(n, 1000):
 #: its start is near the solution, and until it shrinks every step scans all n rows.
@@ -55,7 +55,7 @@ WARM_FIRST_SHRINK = 50
 
 
 class SMO:
-    """LIBSVM's SMO solver over a :class:`~dualsvm.problem.KernelDualProblem`.
+    """LIBSVM's SMO solver over a :class:`~dualsvm.problems.kernel.KernelDualProblem`.
 
     Parameters
     ----------
@@ -191,7 +191,7 @@ class SMO:
                     update_gradient(p.q.cache[0], p.q.complete_slots(cols), alpha[cols],
                                     self.G, inactive)
         self.state[ACTIVE_SIZE] = n
-        self.active.sort()  # 0..n-1, all active (see _smo_kernels: the passes' order)
+        self.active.sort()  # 0..n-1, all active (see _smo_jit: the passes' order)
         self.status |= ACTIVE
         p.q.new_generation()
         self._measures[1] = -p.dual_from_gradient(self.alpha, self.G)

@@ -1,6 +1,6 @@
 """Decomposition with large working sets for the kernel dual with the exact bias.
 
-Problem (:class:`dualsvm.problem.KernelDualProblem`, ``bias='exact'``), LIBSVM's
+Problem (:class:`dualsvm.problems.kernel.KernelDualProblem`, ``bias='exact'``), LIBSVM's
 C-SVC dual, the same as :mod:`dualsvm.solvers.smo` solves::
 
     min_a f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   y'a = 0
@@ -47,7 +47,7 @@ block's points (within the cache's block allowance) and O(n) vectors.
 
 import numpy as np
 
-from ._ws_kernels import gather_block, local_smo, select_working_set, update_gradient
+from ._ws_jit import gather_block, local_smo, select_working_set, update_gradient
 
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
@@ -96,7 +96,7 @@ def working_set_size(n_samples, n_slots, requested=None):
 
 
 class WorkingSetSMO:
-    """Large-working-set decomposition over a :class:`~dualsvm.problem.KernelDualProblem`.
+    """Large-working-set decomposition over a :class:`~dualsvm.problems.kernel.KernelDualProblem`.
 
     Parameters
     ----------
@@ -261,7 +261,7 @@ class WorkingSetSMO:
         """(primal, dual, relative gap, intercept), as :meth:`SMO.certificate
         <dualsvm.solvers.smo.SMO.certificate>` while training; after :meth:`finish`
         exact in float64 where it counts (:meth:`KernelGradients.final_certificate
-        <dualsvm.problem.KernelGradients.final_certificate>`), with the intercept
+        <dualsvm.problems.kernel.KernelGradients.final_certificate>`), with the intercept
         from the solver's gradient, as SMO's."""
         p = self.problem
         if not self.finished:

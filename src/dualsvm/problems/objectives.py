@@ -1,0 +1,139 @@
+"""Primal and dual objectives and the exact bias, as compiled one-pass sums over n-vectors."""
+
+import numpy as np
+from numba import njit
+
+
+def nu_primal(half_norm, margins, weight, total, rho):
+    """The nu-primal of a model with 1/2 ||f||^2 = ``half_norm`` and margins m_i:
+    1/2 ||f||^2 - S rho + sum_i W_i max(0, rho - m_i), S = ``total`` = nu sum_i W_i
+    (one-class: m_i = f(x_i); nu-SVC: y_i (f(x_i) + b))."""
+    # a sum, not a BLAS dot: a threaded ddot waits for busy cores on a loaded machine
+    return half_norm - total * rho + float(np.sum(weight * np.maximum(0.0, rho - margins)))
+
+
+def as_floats(a):
+    """a as a contiguous float64 array (no copy when it is one)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+# The certificate is evaluated after every epoch (the trace); the working-set
+# solver's epochs take milliseconds, and the same formulas in NumPy, a dozen
+# passes over n-vectors, took a third of its fit time on ijcnn1. Compiled, each
+# is one pass.
+@njit(cache=True, nogil=True)
+def kkt_bias(y, alpha, upper, gradient):
+    """The exact bias b from the KKT conditions at G = ``gradient``: the mean of
+    -y_i G_i over the free variables (0 < a_i < U_i), else the midpoint of the
+    interval [max over I_up, min over I_low] that the bounded ones allow."""
+    total, free = 0.0, 0
+    lo, hi = -np.inf, np.inf
+    for i in range(len(y)):
+        score = -y[i] * gradient[i]
+        above, below = alpha[i] > 0, alpha[i] < upper[i]
+        if above and below:
+            total += score
+            free += 1
+        if (below if y[i] > 0 else above) and score > lo:
+            lo = score
+        if (above if y[i] > 0 else below) and score < hi:
+            hi = score
+    if free:
+        return total / free
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    return lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
+
+
+@njit(cache=True, nogil=True)
+def kernel_primal(alpha, gradient, y, diag, cost, intercept, squared):
+    """P(a, b) = 1/2 a'Qa + sum_i C_i loss((Qa)_i + y_i b), with (Qa)_i = G_i + 1 -
+    D_ii a_i (hinge, or squared hinge when ``squared``); as :func:`weighted_sum`, only
+    terms with a loss count, so an infinite C_i (a hard margin) adds nothing where the
+    margin holds."""
+    quadratic, losses = 0.0, 0.0
+    for i in range(len(alpha)):
+        qa = gradient[i] + 1.0 - diag[i] * alpha[i]
+        quadratic += alpha[i] * qa
+        slack = 1.0 - (qa + y[i] * intercept)
+        if slack > 0.0:
+            losses += cost[i] * (slack * slack if squared else slack)
+    return 0.5 * quadratic + losses
+
+
+@njit(cache=True, nogil=True)
+def multiclass_hinge_sum(scores, labels, cost):
+    """sum_i C_i max_m (e_i^m + s_im - s_iy_i) (e_i^m = 1 for m != y_i, else 0) over the
+    rows (n, k) of ``scores``; as :func:`weighted_sum`, only terms with a loss count.
+
+    One pass, where NumPy's took a dozen over n x k temporaries (a third of a
+    Crammer-Singer fit's fixed cost on a9a, 4 classes).
+    """
+    total = 0.0
+    for i in range(scores.shape[0]):
+        own = scores[i, labels[i]]
+        loss = 0.0
+        for m in range(scores.shape[1]):
+            if m != labels[i]:
+                loss = max(loss, 1.0 + scores[i, m] - own)
+        if loss > 0.0:
+            total += cost[i] * loss
+    return total
+
+
+def loss_terms(margins, cost, loss):
+    """sum_i C_i loss(m_i) at the margins m_i = y_i (w'x_i + b)."""
+    slack = np.maximum(0.0, 1.0 - margins)
+    if loss == "squared_hinge":
+        slack = slack * slack
+    return weighted_sum(cost, slack)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(total, error, term):
+    """Neumaier's compensated summation step: (total + term, the rounding error so far).
+    The certificate subtracts two sums of n terms that agree to the last digits at the
+    optimum; plain running sums left gaps of -1e-15 there."""
+    added = total + term
+    if abs(total) >= abs(term):
+        error += (total - added) + term
+    else:
+        error += (term - added) + total
+    return added, error
+
+
+@njit(cache=True, nogil=True)
+def weighted_sum(cost, loss):
+    """sum_i C_i loss_i over the terms with loss_i > 0: an infinite C_i (a hard margin)
+    adds nothing where its loss is 0, and infinity where it is not.
+
+    Compiled, like :func:`dual_terms`: as NumPy dot products over n, BLAS split them
+    over its threads, and with the other core busy every hand-over waited for it (on
+    w8a, 0.5 to 1.7 ms a certificate instead of 0.05)."""
+    total, error = 0.0, 0.0
+    for i in range(len(loss)):
+        if loss[i] > 0.0:
+            total, error = _add(total, error, cost[i] * loss[i])
+    return total + error if np.isfinite(total) else total  # (inf - inf in the error: NaN)
+
+
+def regression_loss_terms(residuals, cost, loss, epsilon):
+    """sum_i C_i loss(r_i) of the residuals r_i = y_i - w'x_i - b (epsilon-insensitive)."""
+    slack = np.maximum(0.0, np.abs(residuals) - epsilon)
+    if loss == "squared_epsilon_insensitive":
+        slack = slack * slack
+    return weighted_sum(cost, slack)
+
+
+@njit(cache=True, nogil=True)
+def dual_terms(alpha, diag):
+    """sum_i (a_i - 1/2 D_ii a_i^2): the dual without -1/2 w'w."""
+    total, error = 0.0, 0.0
+    for i in range(len(alpha)):
+        total, error = _add(total, error, alpha[i] - 0.5 * diag[i] * alpha[i] * alpha[i])
+    return total + error if np.isfinite(total) else total
+
+
+def relative_gap(primal, dual):
+    """``(P - D) / |P|``, guarded for P = 0."""
+    return (primal - dual) / max(abs(primal), np.finfo(float).tiny)

@@ -1,0 +1,229 @@
+"""Compiled parts of the large-working-set SMO (:mod:`dualsvm.solvers.ws_smo`).
+
+* :func:`select_working_set`: the q most violating active variables, LIBSVM's order;
+* :func:`gather_block`: Q[ws, ws] from the working set's complete cached columns
+  (:meth:`QMatrix.complete_slots <dualsvm.kernels.QMatrix.complete_slots>`);
+* :func:`local_smo`: SMO steps (WSS3, LIBSVM's clipping) on the q-variable
+  sub-problem, all of it in a q x q block;
+* :func:`update_gradient`: G[rows] += Q[rows, ws] delta, in parallel over the rows.
+
+Notation as in :mod:`dualsvm.solvers.smo`: G = (Q + D)a - e, the score -y_i G_i,
+I_up = {y = +1, a < U} u {y = -1, a > 0}, I_low = {y = +1, a > 0} u {y = -1, a < U}.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from ..constants import TAU
+from ._smo_jit import solve_pair
+
+#: Rows per parallel chunk of the gradient update.
+_CHUNK = 4096
+
+
+@njit(cache=True, nogil=True)
+def select_working_set(y, alpha, G, U, keep, size, out, active):
+    """Fill ``out`` with the kept variables ``keep`` and then, alternately, the
+    variables of largest score in I_up and of smallest score in I_low (none twice),
+    among the ``active`` ones (sorted), until ``size`` are chosen or no candidate is
+    left; return how many.
+
+    Also return LIBSVM's maximal violation max_{I_up} score - min_{I_low} score
+    over the active variables (0 when a set is empty).
+    """
+    n = len(y)
+    score = np.empty(n)
+    up = np.zeros(n, dtype=np.bool_)
+    low = np.zeros(n, dtype=np.bool_)
+    best_up, best_low = -np.inf, np.inf
+    for t in active:
+        score[t] = -y[t] * G[t]
+        if y[t] > 0:
+            up[t] = alpha[t] < U[t]
+            low[t] = alpha[t] > 0
+        else:
+            up[t] = alpha[t] > 0
+            low[t] = alpha[t] < U[t]
+        if up[t] and score[t] > best_up:
+            best_up = score[t]
+        if low[t] and score[t] < best_low:
+            best_low = score[t]
+    violation = best_up - best_low if best_up > -np.inf and best_low < np.inf else 0.0
+    chosen = np.zeros(n, dtype=np.bool_)
+    count = 0
+    for t in keep:
+        if count < size and not chosen[t]:
+            chosen[t] = True
+            out[count] = t
+            count += 1
+    need = size - count
+    if need <= 0:
+        return count, violation
+    # the need best of each side (O(n) by partition, then sorted), alternately
+    tops = _best(score, up, chosen, need, -1.0, active)
+    bottoms = _best(score, low, chosen, need, 1.0, active)
+    a = b = 0
+    while count < size and (a < len(tops) or b < len(bottoms)):
+        while a < len(tops) and chosen[tops[a]]:
+            a += 1
+        if a < len(tops):
+            chosen[tops[a]] = True
+            out[count] = tops[a]
+            count += 1
+        if count >= size:
+            break
+        while b < len(bottoms) and chosen[bottoms[b]]:
+            b += 1
+        if b < len(bottoms):
+            chosen[bottoms[b]] = True
+            out[count] = bottoms[b]
+            count += 1
+    return count, violation
+
+
+@njit(cache=True, nogil=True)
+def _best(score, member, chosen, k, sign, active):
+    """Indices of the k smallest sign * score among the active members not chosen,
+    sorted (sign = -1: the largest scores first)."""
+    count = 0
+    for t in active:
+        if member[t] and not chosen[t]:
+            count += 1
+    keys = np.empty(count)
+    index = np.empty(count, dtype=np.int64)
+    c = 0
+    for t in active:
+        if member[t] and not chosen[t]:
+            keys[c] = sign * score[t]
+            index[c] = t
+            c += 1
+    if count > k:
+        threshold = np.partition(keys, k - 1)[k - 1]
+        best_keys = np.empty(k)
+        best_index = np.empty(k, dtype=np.int64)
+        c = 0
+        for u in range(count):
+            if keys[u] < threshold:
+                best_keys[c] = keys[u]
+                best_index[c] = index[u]
+                c += 1
+        for u in range(count):  # ties at the threshold: the first ones in index order
+            if c >= k:
+                break
+            if keys[u] == threshold:
+                best_keys[c] = keys[u]
+                best_index[c] = index[u]
+                c += 1
+        keys, index = best_keys[:c], best_index[:c]
+    return index[np.argsort(keys, kind="mergesort")]
+
+
+@njit(cache=True, nogil=True)
+def gather_block(slots, ws_slots, ws, out):
+    """out[a, b] = Q[ws[a], ws[b]] from the complete columns in ``slots``."""
+    q = len(ws)
+    for a in range(q):  # row a from column a: Q is symmetric, and rows are contiguous
+        column = slots[ws_slots[a]]
+        for b in range(q):
+            out[a, b] = column[ws[b]]
+
+
+@njit(cache=True, nogil=True)
+def local_smo(Qs, y, alpha, G, U, QD, D, eps, max_steps):
+    """SMO on the working set's sub-problem (alpha, G: the set's entries, updated
+    in place; Qs its q x q block of Q; QD = Q_ii + D_ii). Stops when the set's
+    maximal violation is below ``eps`` or after ``max_steps`` steps; returns
+    (steps, the set's violation at the start, change of f)."""
+    q = len(y)
+    steps = 0
+    first = -1.0
+    change = 0.0
+    while steps < max_steps:
+        # i: maximal violation in I_up; j: WSS3's second-order choice in I_low
+        g_max = -np.inf
+        i = -1
+        for t in range(q):
+            if y[t] > 0:
+                if alpha[t] < U[t] and -G[t] >= g_max:
+                    g_max = -G[t]
+                    i = t
+            elif alpha[t] > 0 and G[t] >= g_max:
+                g_max = G[t]
+                i = t
+        if i < 0:
+            break
+        g_max2 = -np.inf
+        j = -1
+        best = np.inf
+        for t in range(q):
+            if y[t] > 0:
+                if alpha[t] > 0:
+                    if G[t] >= g_max2:
+                        g_max2 = G[t]
+                    grad_diff = g_max + G[t]
+                    if grad_diff > 0:
+                        quad = QD[i] + QD[t] - 2.0 * y[i] * Qs[i, t]
+                        gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
+                        if gain <= best:
+                            best = gain
+                            j = t
+            elif alpha[t] < U[t]:
+                if -G[t] >= g_max2:
+                    g_max2 = -G[t]
+                grad_diff = g_max - G[t]
+                if grad_diff > 0:
+                    quad = QD[i] + QD[t] + 2.0 * y[i] * Qs[i, t]
+                    gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
+                    if gain <= best:
+                        best = gain
+                        j = t
+        if first < 0:
+            first = g_max + g_max2
+        if j < 0 or g_max + g_max2 < eps:
+            break
+        change += _pair_step(Qs, y, alpha, G, U, QD, D, i, j)
+        steps += 1
+    return steps, max(first, 0.0), change
+
+
+@njit(cache=True, nogil=True)
+def _pair_step(Qs, y, alpha, G, U, QD, D, i, j):
+    """LIBSVM's two-variable update within the block; returns the change of f."""
+    old_i, old_j = alpha[i], alpha[j]
+    Q_ij = Qs[i, j]
+    a_i, a_j = solve_pair(old_i, old_j, G[i], G[j], QD[i], QD[j], Q_ij, y[i] != y[j],
+                          U[i], U[j])
+    alpha[i] = a_i
+    alpha[j] = a_j
+    d_i = a_i - old_i
+    d_j = a_j - old_j
+    change = (G[i] * d_i + G[j] * d_j
+              + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j) + Q_ij * d_i * d_j)
+    for t in range(len(y)):
+        G[t] += Qs[i, t] * d_i + Qs[j, t] * d_j
+    G[i] += D[i] * d_i
+    G[j] += D[j] * d_j
+    return change
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def update_gradient(slots, ws_slots, delta, G, rows):
+    """G[rows] += sum_t delta[t] Q[rows, ws[t]] over the t with delta[t] != 0 (columns
+    in ``slots[ws_slots[t]]``; ``rows`` sorted, all of them: a contiguous pass); the
+    D_ii a_i part is the caller's."""
+    moved = np.flatnonzero(delta != 0.0)
+    m = len(rows)
+    every = m == len(G)
+    for c in prange((m + _CHUNK - 1) // _CHUNK):
+        start = c * _CHUNK
+        stop = min(start + _CHUNK, m)
+        for t in moved:
+            column = slots[ws_slots[t]]
+            d = delta[t]
+            if every:
+                for i in range(start, stop):
+                    G[i] += d * column[i]
+            else:
+                for k in range(start, stop):
+                    i = rows[k]
+                    G[i] += d * column[i]

@@ -1,0 +1,560 @@
+"""Training linear models in memory, one-vs-rest, without scikit-learn.
+
+:class:`dualsvm.LinearSVC` validates its input with scikit-learn and then calls
+:func:`fit_linear`; the command line calls it directly, because importing
+scikit-learn alone takes longer (about 1.5 s) than its whole start-up budget.
+"""
+
+import math
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..data.validation import random_generator
+from ..problems.crammer_singer import CrammerSingerProblem
+from ..problems.linear import DualProblem, L1RegularizedProblem, LinearOneClassDual, SVRDualProblem
+from ..solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
+from ..solvers.crammer_singer import CrammerSingerCD
+from ..solvers.newton import NewtonCG
+from ..solvers.oneclass import OneClassCD
+from ..solvers.primal_cd import PrimalCD
+from .fitted import LinearFit, LinearOneClassFit, LinearSVRFit
+from .multiclass import one_vs_rest, solve_tasks
+
+#: LinearSVC's ``solver`` values that run in the primal (stochastic steps on w).
+PRIMAL_SOLVERS = {"pegasos": Pegasos, "implicit": ImplicitSGD}
+
+#: scikit-learn's and LIBLINEAR's table of LinearSVC's one-vs-rest problems:
+#: loss -> penalty -> dual -> LIBLINEAR's ``-s``. Combinations not in it are refused.
+SOLVER_TYPES = {"hinge": {"l2": {True: 3}},
+                "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}}}
+#: LIBLINEAR's ``-s`` of Crammer and Singer's multi-class SVM (``multi_class='crammer_singer'``).
+CRAMMER_SINGER = 4
+#: LIBLINEAR's ``-s`` values solved in the primal, from w: ``-s 2`` by its Newton method
+#: (:mod:`dualsvm.solvers.newton`), ``-s 5`` by coordinate descent
+#: (:mod:`dualsvm.solvers.primal_cd`).
+LIBLINEAR_PRIMAL_TYPES = (2, 5)
+
+
+def solver_type(params):
+    """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved.
+
+    ``multi_class='crammer_singer'`` is ``-s 4`` (its loss is the multi-class hinge:
+    scikit-learn ignores ``loss`` there, a ``loss`` other than the default is refused
+    here); it is a dual method, so ``dual=False`` and ``penalty='l1'`` are refused
+    with it. Otherwise ``SOLVER_TYPES``:
+    ``dual='auto'`` takes the dual whenever the combination has one (dualsvm's
+    dual solvers are its fast path; scikit-learn's 'auto' also weighs n_samples
+    against n_features to choose LIBLINEAR's Newton method), else the primal.
+    Parameters missing from ``params`` (model files of older versions) take
+    their defaults. The stochastic primal solvers (``solver`` 'pegasos',
+    'implicit') have their own rules (``LinearSVC._check_solver``): None.
+
+    Raises
+    ------
+    ValueError
+        A combination scikit-learn refuses, with scikit-learn's message.
+    """
+    if params.get("solver", "dcd") in PRIMAL_SOLVERS:
+        return None
+    penalty, loss = params.get("penalty", "l2"), params.get("loss", "squared_hinge")
+    dual = params.get("dual", "auto")
+    if params.get("multi_class", "ovr") == "crammer_singer":
+        if penalty != "l2" or dual is False:
+            raise ValueError(f"multi_class='crammer_singer' is solved in the dual with the L2 "
+                             f"penalty (LIBLINEAR -s 4); penalty={penalty!r} and dual={dual!r} "
+                             "do not apply to it: use penalty='l2' and dual='auto' or True")
+        if loss != "squared_hinge":
+            # its loss is fixed; scikit-learn ignores `loss` here, we refuse what does not apply
+            raise ValueError(f"multi_class='crammer_singer' has its own loss (the multi-class "
+                             f"hinge); loss={loss!r} does not apply to it: leave loss at its "
+                             "default")
+        return CRAMMER_SINGER
+    by_dual = SOLVER_TYPES.get(loss, {}).get(penalty)
+    if by_dual is None:
+        reason = f"The combination of penalty='{penalty}' and loss='{loss}' is not supported"
+    else:
+        if dual == "auto":
+            dual = True in by_dual
+        if dual in by_dual:
+            return by_dual[dual]
+        reason = (f"The combination of penalty='{penalty}' and loss='{loss}' are not "
+                  f"supported when dual={dual}")
+    raise ValueError(f"Unsupported set of arguments: {reason}, Parameters: "
+                     f"penalty='{penalty}', loss='{loss}', dual={dual}")
+
+
+@dataclass
+class WarmStart:
+    """Where training continues, one row per binary problem.
+
+    ``alpha``: dual variables (solver 'dcd'). ``extrapolated``: more dual variables
+    for 'dcd' to choose from (a path's prediction, see :func:`path_start`).
+    ``violations``: the projected-gradient violation each problem ended with, which
+    a path's next fit takes for its first shrinking thresholds.
+    ``weights``, ``steps``: the primal
+    solvers' w (the augmented entry included) and step counts t ('dcd' given
+    ``weights`` starts from their dual point, see :func:`dual_start`); ``seen_rows``,
+    ``seen_cost``: rows and sum of C_i of earlier data whose objective this
+    training extends (``partial_fit``; 0 for a warm-started ``fit``).
+    """
+
+    alpha: np.ndarray | None = None
+    extrapolated: np.ndarray | None = None
+    violations: list | None = None
+    weights: np.ndarray | None = None
+    steps: np.ndarray | None = None
+    seen_rows: int = 0
+    seen_cost: float = 0.0
+
+    def rescaled(self, ratio):
+        """The start for the same data at C multiplied by ``ratio`` (a path over C).
+
+        The dual variables scale with C: the hinge loss's box [0, C_i] scales
+        exactly, so a point interior to the old box keeps its place in the new
+        one; the squared hinge's optimum a_i = 2 C_i max(0, 1 - m_i) scales too
+        at fixed margins. The solver then projects the start into its box
+        (:meth:`dualsvm.problems.box.BoxDual.feasible`). w stays as it is (the primal
+        start, see :func:`dual_start`); the step counts of the primal solvers
+        continue, so their steps stay as small as the model is good.
+        """
+        def scaled(alphas):
+            return None if alphas is None else [np.asarray(a) * ratio for a in alphas]
+
+        return replace(self, alpha=scaled(self.alpha), extrapolated=scaled(self.extrapolated))
+
+
+def dual_start(problem, start, k):
+    """(alpha, w): the dual variables DCD starts binary problem ``k`` from (None:
+    zeros), and their w(alpha) when computed here (else None).
+
+    Candidates: ``start.alpha[k]`` and ``start.extrapolated[k]`` made feasible, and
+    the dual point of the primal w ``start.weights[k]``
+    (:meth:`dualsvm.problems.linear.DualProblem.dual_point`, not for the exact bias); with
+    more than one, the one of the largest dual objective (one product X'a each), so
+    a path over C starts from whichever is closest.
+    """
+    candidates = []
+    for alphas in (start.alpha, start.extrapolated):
+        if alphas is not None:
+            candidates.append(problem.feasible(alphas[k]))
+    if start.weights is not None and problem.bias != "exact":
+        candidates.append(problem.dual_point(problem.decision(start.weights[k])))
+    if len(candidates) < 2:
+        return (candidates[0] if candidates else None), None
+    scored = [(problem.dual(alpha, w), alpha, w)
+              for alpha, w in ((a, problem.weights(a)) for a in candidates)]
+    _, alpha, w = max(scored, key=lambda entry: entry[0])
+    return alpha, w
+
+
+#: How a path over C starts each fit from the one before (see :func:`linear_path`).
+PATH_STARTS = ("dual", "primal", "best")
+
+
+def bias_mode(params):
+    """The :mod:`dualsvm.problems` bias mode of LinearSVC parameters."""
+    return params["intercept_mode"] if params["fit_intercept"] else "none"
+
+
+def passes_per_epoch(X, monitor):
+    """Passes of the data one ``epoch()`` runs in compiled code: 1 when every epoch is
+    certified (``monitor``), else about 2e5 row entries' worth (a Python round trip
+    costs more than a pass over a small problem)."""
+    return 1 if monitor else max(1, 200_000 // (X.size + X.shape[0]))  # size: CSR entries too
+
+
+def _monitor(params):
+    """Whether to certify every epoch: ``monitor``, or None: when something reads every
+    epoch's certificate (a ``gap_tol`` alone is checked on a schedule, see
+    :data:`dualsvm.solvers._driver.GAP_CHECK_PASSES`)."""
+    if params["monitor"] is not None:
+        return params["monitor"]
+    return bool(params["verbose"]) or params["callback"] is not None
+
+
+def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, problems=None):
+    """Train one binary model (two classes) or one per class (one-vs-rest).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated float64 data (C-ordered, or CSR with canonical indices).
+    y : ndarray of shape (n_samples,)
+        Class labels, at least two distinct.
+    cost : ndarray of shape (n_samples,)
+        C_i = C * class_weight[y_i] * sample_weight_i.
+    params : dict
+        :class:`dualsvm.LinearSVC` parameters (``get_params()``).
+    start : WarmStart or None
+        Where to continue from (its ``alpha`` for 'dcd', its primal state for
+        the primal solvers).
+    classes : ndarray or None
+        All class labels, when y may lack some (``partial_fit``); default np.unique(y).
+    max_iter : int or None
+        Overrides ``params["max_iter"]`` (``partial_fit``: 1).
+    problems : dict or None
+        The binary problems by index, kept across the fits of a path: a problem
+        found here takes the new costs (its rows' norms are kept), others are added.
+
+    Returns
+    -------
+    LinearFit
+    """
+    classes = np.unique(y) if classes is None else classes
+    kind = solver_type(params)
+    if kind == CRAMMER_SINGER:
+        return fit_crammer_singer(X, y, cost, params, start=start, classes=classes,
+                                  max_iter=max_iter)
+    solver_name = params["solver"]
+    primal = solver_name in PRIMAL_SOLVERS
+    start = WarmStart() if start is None else start
+    n_seen = start.seen_rows + int(np.count_nonzero(cost > 0))
+    cost_seen = start.seen_cost + float(cost.sum())
+    mode = bias_mode(params)
+    generator = random_generator(params["random_state"])
+    time_limit = params["time_limit"]
+    monitor = _monitor(params)
+    gap_tol = params["gap_tol"]
+    if primal:  # no optimality measure of their own: tol is the certificate's gap
+        gap_tol = params["tol"] if gap_tol is None else min(gap_tol, params["tol"])
+        monitor = True
+    tasks = one_vs_rest(classes, y)
+    common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
+              "random_state": generator}
+    per_epoch = passes_per_epoch(X, monitor)
+
+    def problem_of(k, task, problem_class=DualProblem):
+        if problems is not None and k in problems:
+            problems[k].set_costs(cost)
+            return problems[k]
+        problem = problem_class(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
+        if problems is not None:
+            problems[k] = problem
+        return problem
+
+    def build(task):
+        k = tasks.index(task)
+        if kind in LIBLINEAR_PRIMAL_TYPES:
+            w = None if start.weights is None else start.weights[k]
+            budget = max_iter or params["max_iter"]
+            if kind == 2:  # one Newton iteration per epoch
+                problem = problem_of(k, task)
+                return problem, NewtonCG(problem, params["tol"], w=w), budget
+            problem = problem_of(k, task, L1RegularizedProblem)
+            solver = PrimalCD(problem, params["tol"], **common, w=w,
+                              passes_per_epoch=per_epoch, max_passes=budget)
+            return problem, solver, math.ceil(budget / per_epoch)
+        problem = problem_of(k, task)
+        if primal:
+            options = {"batch_size": params["batch_size"]} if solver_name == "pegasos" else {}
+            if start.weights is not None:
+                options.update(w=start.weights[k], t=start.steps[k],
+                               seen=(start.seen_rows, start.seen_cost))
+            solver = PRIMAL_SOLVERS[solver_name](problem, params["tol"], **common, **options)
+        else:
+            alpha, w = dual_start(problem, start, k)
+            if mode == "exact":
+                solver = PairCD(problem, params["tol"], **common, alpha=alpha)
+            else:
+                threshold = np.inf if start.violations is None else start.violations[k]
+                solver = DualCD(problem, params["tol"], **common, alpha=alpha, w=w,
+                                shrink_threshold=threshold)
+        return problem, solver, max_iter or params["max_iter"]
+
+    stopping = Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
+                        monitor=monitor, deadline=None if time_limit is None
+                        else time.perf_counter() + time_limit)
+    solved = solve_tasks(tasks, build, stopping)
+    results = [s.result for s in solved]
+    d = X.shape[1]
+    if mode == "augmented":
+        intercept = np.array([params["intercept_scaling"] * r.w[d] for r in results])
+    else:
+        intercept = np.array([r.intercept for r in results])
+    return LinearFit(
+        params=dict(params),
+        classes_=classes,
+        coef_=np.array([r.w[:d] for r in results]),
+        intercept_=intercept,
+        alpha_=np.array([r.alpha for r in results]),
+        # primal CD counts its passes (several per epoch() call when unmonitored)
+        n_iter_=max(s.solver.n_iter if kind in LIBLINEAR_PRIMAL_TYPES else s.result.n_iter
+                    for s in solved),
+        primal_=np.array([r.primal for r in results]),
+        dual_=np.array([r.dual for r in results]),
+        gap_=np.array([r.gap for r in results]),
+        status_=[r.status for r in results],
+        history_=[r.history for r in results],
+        n_samples_seen_=n_seen,
+        lambda_=1.0 / cost_seen if cost_seen > 0 else float("inf"),
+        t_=np.array([s.solver.t if primal else 0 for s in solved]),
+    )
+
+
+def fit_crammer_singer(X, y, cost, params, *, start=None, classes=None, max_iter=None):
+    """Train Crammer and Singer's multi-class SVM (LIBLINEAR ``-s 4``) by the
+    sequential dual method (:class:`~dualsvm.solvers.crammer_singer.CrammerSingerCD`).
+
+    Arguments as :func:`fit_linear` (``start.alpha``: a previous ``alpha_``,
+    (n_classes, n_samples), used when feasible for these costs). The bias is the
+    augmented feature (LIBLINEAR's ``-B``) or none. With two classes, ``coef_``
+    and ``intercept_`` are w_1 - w_0 and b_1 - b_0 (scikit-learn's layout, one row
+    deciding for ``classes_[1]``); otherwise one row per class, the decision
+    being the class of the largest x'coef_m + b_m. The certificate (one entry)
+    is that of the whole multi-class problem.
+    """
+    classes = np.unique(y) if classes is None else classes
+    mode = bias_mode(params)
+    if mode == "exact":
+        raise ValueError("multi_class='crammer_singer' fits the intercept as an augmented "
+                         "feature (intercept_mode='augmented', LIBLINEAR's -B) or not at all; "
+                         "the exact intercept is not available for it")
+    problem = CrammerSingerProblem(X, np.searchsorted(classes, y), cost, len(classes), mode,
+                                   params["intercept_scaling"])
+    start = WarmStart() if start is None else start
+    monitor = _monitor(params)
+    per_epoch, budget = passes_per_epoch(X, monitor), max_iter or params["max_iter"]
+    solver = CrammerSingerCD(problem, params["tol"], shrinking=params["shrinking"],
+                             shuffle=params["shuffle"],
+                             random_state=random_generator(params["random_state"]),
+                             alpha=None if start.alpha is None else np.asarray(start.alpha),
+                             passes_per_epoch=per_epoch, max_passes=budget)
+    result = run_epochs(solver, problem, Stopping(
+        max_iter=math.ceil(budget / per_epoch), gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
+        time_limit=params["time_limit"]))
+    coef, intercept = problem.coef_intercept(result.w)
+    if len(classes) == 2:
+        coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+    cost_sum = float(cost.sum())
+    return LinearFit(
+        params=dict(params), classes_=classes, coef_=coef, intercept_=intercept,
+        alpha_=np.array(result.alpha), n_iter_=solver.n_iter,
+        primal_=np.array([result.primal]), dual_=np.array([result.dual]),
+        gap_=np.array([result.gap]), status_=[result.status], history_=[result.history],
+        n_samples_seen_=int(np.count_nonzero(cost > 0)),
+        lambda_=1.0 / cost_sum if cost_sum > 0 else float("inf"), t_=np.zeros(1, dtype=int))
+
+
+def fit_linear_svr(X, y, cost, params, *, alpha=None, violation_reference=None):
+    """Train linear support vector regression (LIBLINEAR ``-s 12`` / ``-s 13``) by DCD.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated float64 data (C-ordered, or CSR with canonical indices).
+    y : ndarray of shape (n_samples,)
+        Finite float64 targets.
+    cost : ndarray of shape (n_samples,)
+        C_i = C * sample_weight_i.
+    params : dict
+        :class:`dualsvm.LinearSVR` parameters (``get_params()``).
+    alpha : ndarray of shape (n_samples,) or None
+        The dual variables beta to start from (``warm_start``).
+    violation_reference : float or None
+        The sum of violations ``tol`` is relative to (default: that of the first pass;
+        see :class:`~dualsvm.solvers.DualCD`).
+
+    Returns
+    -------
+    LinearSVRFit
+    """
+    mode = "augmented" if params["fit_intercept"] else "none"
+    problem = SVRDualProblem(X, y, cost, params["loss"], mode, params["intercept_scaling"],
+                             params["epsilon"])
+    monitor = _monitor(params)
+    max_iter = params["max_iter"]
+    per_epoch = passes_per_epoch(X, monitor)
+    solver = DualCD(problem, params["tol"], shrinking=params["shrinking"],
+                    shuffle=params["shuffle"],
+                    random_state=random_generator(params["random_state"]), alpha=alpha,
+                    passes_per_epoch=per_epoch, max_passes=max_iter,
+                    violation_reference=violation_reference)
+    result = run_epochs(solver, problem, Stopping(
+        max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
+        time_limit=params["time_limit"]))
+    coef, intercept = problem.coef_intercept(result.w)
+    return LinearSVRFit(params=dict(params), coef_=coef, intercept_=np.array([intercept]),
+                        **_single_certificate(result, solver.n_iter))
+
+
+def fit_linear_one_class(X, weight, params):
+    """Train the linear one-class SVM (LIBLINEAR ``-s 21``) by two-level coordinate descent.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated float64 data (C-ordered, or CSR with canonical indices).
+    weight : ndarray of shape (n_samples,)
+        W_i >= 0, the bounds of the dual (1: LIBLINEAR's problem).
+    params : dict
+        :class:`dualsvm.LinearOneClassSVM` parameters (``get_params()``).
+
+    Returns
+    -------
+    LinearOneClassFit
+    """
+    problem = LinearOneClassDual(X, weight, params["nu"])
+    monitor = _monitor(params)
+    max_iter = params["max_iter"]
+    # Unmonitored, one epoch() runs several outer iterations in compiled code, 1e8 row
+    # entries' worth were each a pass over all rows (most run on the shrunk problem, a
+    # few hundred rows: a Python round trip costs more than one of them; the time limit
+    # and Ctrl-C are still checked between epochs, a tenth of a second apart at most).
+    per_epoch = 1 if monitor else max(1, 100_000_000 // (X.size + X.shape[0]))
+    solver = OneClassCD(problem, params["tol"], shrinking=params["shrinking"],
+                        passes_per_epoch=per_epoch, max_passes=max_iter)
+    result = run_epochs(solver, problem, Stopping(
+        max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
+        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
+        time_limit=params["time_limit"]))
+    return LinearOneClassFit(params=dict(params), coef_=result.w[None, :].copy(),
+                             offset_=np.array([-result.intercept]),
+                             **_single_certificate(result, solver.n_iter))
+
+
+def _single_certificate(result, n_iter):
+    """The fitted certificate attributes of a model trained as one problem."""
+    return dict(alpha_=result.alpha, n_iter_=n_iter, primal_=np.array([result.primal]),
+                dual_=np.array([result.dual]), gap_=np.array([result.gap]),
+                status_=[result.status], history_=[result.history])
+
+
+def stacked_weights(coef, intercept, params):
+    """The w of each binary problem as the solvers keep it (the augmented entry
+    B w_d = intercept included), from a model's ``coef_`` and ``intercept_``."""
+    if bias_mode(params) != "augmented":
+        return np.array(coef, dtype=np.float64)
+    return np.hstack([coef, np.asarray(intercept)[:, None] / params["intercept_scaling"]])
+
+
+def path_start(fit, ratio, params, start="dual", earlier=None):
+    """The :class:`WarmStart` of the next fit on a path: the previous ``fit`` at a C
+    ``ratio`` times smaller.
+
+    'dcd': ``start='dual'`` scales the previous dual variables
+    (:meth:`WarmStart.rescaled`) and, given the fit before it (``earlier``: its
+    ``(ratio, fit)``, ``ratio`` being C_previous / C_earlier), also offers their
+    linear extrapolation in log C (:func:`extrapolated_alpha`); 'primal' starts from
+    the dual point of the previous w (not for the exact bias, whose dual needs
+    y'a = 0); 'best' offers all of them. DCD takes the candidate of the largest
+    dual objective (:func:`dual_start`), and shrinks from its first epoch with the
+    violation the previous fit ended with as its thresholds, as if the new C were
+    the previous run's next epoch (on w8a's 81 C, hinge, gap 1e-3: 235 passes' worth
+    of variables visited instead of 440). The primal solvers continue from the
+    previous w and step counts.
+    """
+    if start not in PATH_STARTS:
+        raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
+    kind = solver_type(params)
+    if kind == CRAMMER_SINGER:  # its box and equalities scale with C too
+        return WarmStart(alpha=None if start == "primal" else fit.alpha_).rescaled(ratio)
+    weights = stacked_weights(fit.coef_, fit.intercept_, params)
+    if params["solver"] in PRIMAL_SOLVERS:
+        return WarmStart(weights=weights, steps=fit.t_)
+    if kind in LIBLINEAR_PRIMAL_TYPES:  # Newton and primal CD continue from w
+        return WarmStart(weights=weights)
+    if start != "dual" and bias_mode(params) == "exact":
+        raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "
+                         "(intercept_mode='exact') has not: its dual needs y'a = 0; use "
+                         "start='dual'")
+    dual = start != "primal"
+    return WarmStart(alpha=fit.alpha_ if dual else None,
+                     extrapolated=extrapolated_alpha(fit, ratio, *earlier)
+                     if dual and earlier is not None else None,
+                     violations=[history[-1]["violation"] if history else np.inf
+                                 for history in fit.history_],
+                     weights=None if start == "dual" else weights).rescaled(ratio)
+
+
+def extrapolated_alpha(fit, ratio, earlier_ratio, earlier_fit):
+    """The dual variables of ``fit`` extrapolated along the path, at its own C.
+
+    Per unit of C (b = a / C: the hinge loss's box [0, 1] then stays fixed), the
+    solutions at the last two C predict the next linearly in log C:
+    b_next = b + (b - b_earlier) log(ratio) / log(earlier_ratio). Returned at the
+    previous fit's C, so that :meth:`WarmStart.rescaled` brings it to the next
+    one like the plain start; the solver projects it into its box. On w8a's 81 C
+    (eps 0.1, gap 1e-3) taking it where its dual is larger cut the path's epochs
+    from 4901 to 4039 (hinge) and 1016 to 368 (squared hinge).
+    """
+    alpha = np.asarray(fit.alpha_)
+    step = math.log(ratio) / math.log(earlier_ratio)
+    return alpha + step * (alpha - np.asarray(earlier_fit.alpha_) * earlier_ratio)
+
+
+def along_path(Cs, fit_at):
+    """Yield ``fit_at(C, history)`` for each C of the increasing ``Cs`` in turn.
+
+    ``history`` lists the ``(C, fit)`` of the last two fits (oldest first; empty for
+    the first C): what a warm start reads. The path ends after a fit that Ctrl-C
+    interrupted, that fit being the last one yielded.
+    """
+    history = []
+    for C in Cs:
+        C = float(C)
+        fit = fit_at(C, history)
+        yield fit
+        if "interrupted" in fit.status_:
+            return
+        history = [*history[-1:], (C, fit)]
+
+
+def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
+    """Fit one model per C of the increasing ``Cs``, each from the one before.
+
+    Parameters
+    ----------
+    X, y
+        As for :func:`fit_linear`.
+    unit_cost : ndarray of shape (n_samples,)
+        C_i / C = class_weight[y_i] * sample_weight_i (costs scale with C).
+    params : dict
+        LinearSVC parameters (``params["C"]`` is replaced by each C).
+    Cs : sequence of float
+        Increasing values of C.
+    start : {'dual', 'primal', 'best'}
+        How each fit starts from the previous one (:func:`path_start`).
+
+    Returns
+    -------
+    generator of LinearFit
+        The model at each C in turn, with its certificate (see :func:`along_path`).
+    """
+    problems = {}  # kept along the path (set_costs)
+
+    def fit_at(C, history):
+        warm = None
+        if history:
+            previous_C, previous = history[-1]
+            earlier = (previous_C / history[0][0], history[0][1]) if len(history) > 1 else None
+            warm = path_start(previous, C / previous_C, params, start, earlier)
+        return fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm,
+                          problems=problems)
+
+    return along_path(Cs, fit_at)
+
+
+def linear_svr_path(X, y, unit_cost, params, Cs):
+    """LinearSVR's fits over the increasing ``Cs`` (arguments as :func:`linear_path`'s,
+    ``params`` LinearSVR's), each from the previous dual variables scaled by
+    C_new / C_old: the box [-C_i, C_i] of the epsilon-insensitive loss scales with C,
+    and so does the squared loss's optimum at fixed residuals; the solver projects
+    the start into its box. LIBLINEAR's ``tol`` for regression is relative to the
+    violations of a fit's first pass, which from a warm start are small and would
+    make the rule ever stricter along the path (on housing_scale at tol 1e-6 the path
+    took more passes than the cold fits): every fit is held to the first, cold
+    fit's reference instead."""
+    def fit_at(C, history):
+        start = reference = None
+        if history:
+            previous_C, previous = history[-1]
+            start = previous.alpha_ * (C / previous_C)
+            reference = previous.history_[0][-1]["violation_reference"]
+        return fit_linear_svr(X, y, unit_cost * C, {**params, "C": C}, alpha=start,
+                              violation_reference=reference)
+
+    return along_path(Cs, fit_at)
