@@ -22,7 +22,7 @@ largest difference of the probabilities.
 
 Run from the repository root, on a quiet machine::
 
-    flock -x /tmp/dualsvm-cpu.lock python benchmarks/bench_serving.py   # writes results/serving.{json,md}
+    flock -x /tmp/dualsvm-cpu.lock python benchmarks/bench_serving.py  # results/serving.{json,md}
     python benchmarks/bench_serving.py --quick     # ijcnn1's first 2000 rows, no files
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 #: Modules whose ``__all__`` is the public API; each name needs a page.
-PUBLIC_MODULES = ("dualsvm", "dualsvm.dask", "dualsvm.outofcore")
+PUBLIC_MODULES = ("dualsvm", "dualsvm.dask", "dualsvm.outofcore", "dualsvm.onnx")
 
 
 class _Page(HTMLParser):

@@ -240,6 +240,12 @@ def test_to_sklearn_refuses_what_scikit_learn_computes_otherwise(monkeypatch):
     np.testing.assert_array_equal(exported.predict(X), binary.predict(X))
     with pytest.raises(ModelError, match="callable kernel"):
         dualsvm.SVC(kernel=lambda A, B: A @ B.T).fit(X, y).to_sklearn()
+    early = dualsvm.SVC().fit(X, y)
+    early.early_stop_level = 1  # as SVC(solver='dc', early_stop_level=1) sets it (issue 28)
+    with pytest.raises(ModelError, match="nearest cluster"):
+        early.to_sklearn()
+    with pytest.raises(ModelError, match="nearest cluster"):
+        dualsvm.onnx.to_onnx(early, X[:1])
     with pytest.raises(NotFittedError):
         dualsvm.SVC().to_sklearn()
     model = dualsvm.SVC().fit(X, y)
@@ -419,7 +425,7 @@ def test_onnx_refusals():
     X, y, _ = _data(binary=False, sparse=False)
     cases = {
         "kernel='precomputed'": dualsvm.SVC(kernel="precomputed").fit(X @ X.T, y),
-        "a callable": dualsvm.SVC(kernel=lambda A, B: A @ B.T).fit(X, y),
+        "callable kernel": dualsvm.SVC(kernel=lambda A, B: A @ B.T).fit(X, y),
         "best_estimator_": dualsvm.SVCCV(Cs=[1.0], gammas=[0.1], cv=2).fit(X, y),
         "break_ties": dualsvm.SVC(break_ties=True, decision_function_shape="ovo").fit(X, y),
     }

@@ -365,7 +365,8 @@ def build_parser():
                     "onnx (for ONNX Runtime), sklearn (the fitted scikit-learn estimator, "
                     "pickled), libsvm (a kernel model) or liblinear (a linear model).")
     export.add_argument("model", metavar="MODEL")
-    export.add_argument("--format", required=True, choices=("onnx", "sklearn", "libsvm", "liblinear"))
+    export.add_argument("--format", required=True,
+                        choices=("onnx", "sklearn", "libsvm", "liblinear"))
     export.add_argument("output", metavar="OUTPUT")
     export.add_argument("--dtype", choices=("float32", "float64"),
                         help="onnx: the input's dtype and the precision the graph computes in "

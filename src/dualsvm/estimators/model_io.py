@@ -166,9 +166,10 @@ def from_sklearn(estimator):
     with the parameters both have, predicting the same values.
 
     For comparison (dualsvm's model files, LIBSVM/LIBLINEAR exports and ONNX of a
-    scikit-learn model) and warm starts: a ``LinearSVC`` or ``LinearSVR`` continues
-    from the converted ``coef_`` with ``warm_start=True`` where its solver starts from
-    weights (``dual=False``, ``solver='pegasos'`` or ``'implicit'``). The training
+    scikit-learn model) and warm starts: a ``LinearSVC`` continues from the converted
+    ``coef_`` with ``warm_start=True`` where its solver starts from weights
+    (``dual=False``, ``solver='pegasos'`` or ``'implicit'``; the dual solvers start
+    from dual variables, which scikit-learn's models do not keep). The training
     certificate is unknown and not set.
 
     Raises

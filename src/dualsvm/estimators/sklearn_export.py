@@ -81,6 +81,26 @@ def check_sklearn_version():
             f"{last[0]}.{last[1]} predict from; install one of those versions")
 
 
+def exportable_fit(model):
+    """``model.to_fit()`` of a model whose predictions are its fit's decision function,
+    what every export writes (ModelError otherwise).
+
+    Refused: a callable kernel (a model file, a scikit-learn object or an ONNX graph
+    holds no Python function), and a divide-and-conquer model stopped early
+    (``SVC(solver='dc', early_stop_level=l)``), which predicts every row with the model
+    of its nearest cluster.
+    """
+    if callable(getattr(model, "kernel", None)):
+        raise ModelError("a model trained with a callable kernel cannot be exported: the "
+                         "function and its training samples do not leave Python; train with "
+                         "kernel='precomputed' on the kernel matrix (ONNX: a kernel by name)")
+    if getattr(model, "early_stop_level", None) is not None:
+        raise ModelError("a model stopped early by divide and conquer (early_stop_level) "
+                         "predicts each row with the model of its nearest cluster, which no "
+                         "export format holds; train it to the end (early_stop_level=None)")
+    return model.to_fit()
+
+
 def to_sklearn(model, probability=True):
     """The fitted scikit-learn estimator computing what the fitted dualsvm ``model`` computes
     (without its probability model if ``probability`` is False).
@@ -94,11 +114,7 @@ def to_sklearn(model, probability=True):
         The model is not fitted.
     """
     check_sklearn_version()
-    if callable(getattr(model, "kernel", None)):
-        raise ModelError("a model trained with a callable kernel has no scikit-learn object "
-                         "that predicts without the function and its training samples; train "
-                         "with kernel='precomputed' on the kernel matrix")
-    fit = model.to_fit()
+    fit = exportable_fit(model)
     if isinstance(fit, LinearOneClassFit):
         raise ModelError(
             "LinearOneClassSVM has no scikit-learn counterpart: SGDOneClassSVM is trained on "
@@ -175,9 +191,9 @@ def _kernel_estimator(fit):
         support_vectors.indices = support_vectors.indices.astype(np.int32)
         support_vectors.indptr = support_vectors.indptr.astype(np.int32)
         rows = dual_coef.shape[0]  # every coefficient stored, as libsvm's sparse predict reads
-        dual_coef = sp.csr_matrix((dual_coef.ravel(), np.tile(np.arange(n_sv, dtype=np.int32), rows),
-                                   np.arange(0, rows * n_sv + 1, max(n_sv, 1), dtype=np.int32)),
-                                  shape=(rows, n_sv))
+        columns = np.tile(np.arange(n_sv, dtype=np.int32), rows)
+        starts = np.arange(0, rows * n_sv + 1, max(n_sv, 1), dtype=np.int32)
+        dual_coef = sp.csr_matrix((dual_coef.ravel(), columns, starts), shape=(rows, n_sv))
     elif kernel.name == "precomputed":
         support_vectors = np.empty((0, 0))
     else:

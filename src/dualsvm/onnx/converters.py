@@ -37,6 +37,7 @@ from ..estimators.linear_one_class import LinearOneClassSVM
 from ..estimators.linear_svc import LinearSVC
 from ..estimators.linear_svr import LinearSVR
 from ..estimators.one_class import OneClassSVM
+from ..estimators.sklearn_export import exportable_fit
 from ..estimators.svc import SVC, NuSVC
 from ..estimators.svr import SVR, NuSVR
 from ..training.fitted import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
@@ -63,18 +64,15 @@ def register():
 def model_fit(model):
     """The fit object of a fitted estimator an ONNX graph can hold (ValueError why not)."""
     if not isinstance(model, ESTIMATORS):
-        hint = (": convert its best_estimator_" if hasattr(model, "best_params_") or
-                hasattr(type(model), "best_estimator_") else
+        hint = (": convert its best_estimator_" if hasattr(model, "best_estimator_") else
                 ": convert model.to_local()" if hasattr(model, "to_local") else "")
         raise ValueError(f"no ONNX converter for {type(model).__name__}{hint}; dualsvm converts "
                          f"{', '.join(cls.__name__ for cls in ESTIMATORS)}")
-    kernel = getattr(model, "kernel", None)
-    if callable(kernel) or kernel == "precomputed":
-        raise ValueError(f"an ONNX model cannot hold kernel={'a callable' if callable(kernel) else repr(kernel)}: "
-                         "its input would be the kernel against the training samples, which "
-                         "the graph does not have; train with kernel='linear', 'poly', 'rbf' "
-                         "or 'sigmoid'")
-    fit = model.to_fit()
+    if getattr(model, "kernel", None) == "precomputed":
+        raise ValueError("an ONNX model cannot hold kernel='precomputed': its input would be "
+                         "the kernel against the training samples, which the graph does not "
+                         "have; train with kernel='linear', 'poly', 'rbf' or 'sigmoid'")
+    fit = exportable_fit(model)
     if isinstance(fit, KernelFit) and fit.classifies:
         graphs.label_values(fit.classes_)  # ValueError for labels ONNX cannot output
         if model.break_ties and model.decision_function_shape == "ovo":

@@ -20,9 +20,9 @@ follows the NumPy code that dualsvm predicts with, operation for operation:
   sigmoid; more: Wu, Lin and Weng's fixed-point iteration, a ``Loop`` whose rows stop
   on their own test as ``couple_rows``'s do; one-class: the density marks.
 
-Sums are taken as MatMul with a column of ones, so that no node depends on the opset's
-form of the Reduce operators. :class:`Nodes` adds nodes to a skl2onnx container, or to
-the body of a Loop.
+Sums along an axis are MatMul with a column of ones, so that no node depends on the
+opset's form of the Reduce operators (whose axes became an input in opset 13 and 18).
+:class:`Nodes` adds nodes to a skl2onnx container, or to the body of a Loop.
 """
 
 import numpy as np
