@@ -165,6 +165,7 @@ def _labels_equal(model, X, labels, dtype):
     labels = np.asarray(labels).reshape(expected.shape)
     if dtype == np.float32:
         keep = ~_near_ties(model, X, TOLERANCE[dtype] * _scale(model, X))
+        assert keep.mean() > 0.9  # the comparison still covers almost every row
         expected, labels = expected[keep], labels[keep]
     np.testing.assert_array_equal(labels, expected)
 
@@ -188,9 +189,8 @@ def test_to_sklearn_classifiers_equal_ours(make, binary, sparse):
            _scale(model, X_test))
     if probability:
         _close(model.predict_proba(X_test), exported.predict_proba(X_test), 1e-12)
-    else:
-        assert not hasattr(exported, "predict_proba") or not hasattr(model, "probA_") \
-            or len(exported.probA_) == 0
+    else:  # none, or left out (two classes)
+        assert not hasattr(exported, "predict_proba")
 
 
 @pytest.mark.parametrize("make, sparse", _others())
