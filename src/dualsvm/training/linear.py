@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..constants import L1R_L2LOSS_SVC, L2R_L1LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L2R_L2LOSS_SVC_DUAL, \
+    MCSVM_CS
 from ..data.validation import random_generator
 from ..problems.crammer_singer import CrammerSingerProblem
 from ..problems.linear import DualProblem, L1RegularizedProblem, LinearOneClassDual, SVRDualProblem
@@ -27,17 +29,16 @@ PRIMAL_SOLVERS = {"pegasos": Pegasos, "implicit": ImplicitSGD}
 
 #: scikit-learn's and LIBLINEAR's table of LinearSVC's one-vs-rest problems:
 #: loss -> penalty -> dual -> LIBLINEAR's ``-s``. Combinations not in it are refused.
-SOLVER_TYPES = {"hinge": {"l2": {True: 3}},
-                "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}}}
-#: LIBLINEAR's ``-s`` of Crammer and Singer's multi-class SVM (``multi_class='crammer_singer'``).
-CRAMMER_SINGER = 4
+SOLVER_TYPES = {"hinge": {"l2": {True: L2R_L1LOSS_SVC_DUAL}},
+                "squared_hinge": {"l1": {False: L1R_L2LOSS_SVC},
+                                  "l2": {False: L2R_L2LOSS_SVC, True: L2R_L2LOSS_SVC_DUAL}}}
 #: LIBLINEAR's ``-s`` values solved in the primal, from w: ``-s 2`` by its Newton method
 #: (:mod:`dualsvm.solvers.newton`), ``-s 5`` by coordinate descent
 #: (:mod:`dualsvm.solvers.primal_cd`).
-LIBLINEAR_PRIMAL_TYPES = (2, 5)
+LIBLINEAR_PRIMAL_TYPES = (L2R_L2LOSS_SVC, L1R_L2LOSS_SVC)
 
 
-def solver_type(params):
+def liblinear_type(params):
     """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved.
 
     ``multi_class='crammer_singer'`` is ``-s 4`` (its loss is the multi-class hinge:
@@ -70,7 +71,7 @@ def solver_type(params):
             raise ValueError(f"multi_class='crammer_singer' has its own loss (the multi-class "
                              f"hinge); loss={loss!r} does not apply to it: leave loss at its "
                              "default")
-        return CRAMMER_SINGER
+        return MCSVM_CS
     by_dual = SOLVER_TYPES.get(loss, {}).get(penalty)
     if by_dual is None:
         reason = f"The combination of penalty='{penalty}' and loss='{loss}' is not supported"
@@ -203,8 +204,8 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
     LinearFit
     """
     classes = np.unique(y) if classes is None else classes
-    kind = solver_type(params)
-    if kind == CRAMMER_SINGER:
+    solver_type = liblinear_type(params)
+    if solver_type == MCSVM_CS:
         return fit_crammer_singer(X, y, cost, params, start=start, classes=classes,
                                   max_iter=max_iter)
     solver_name = params["solver"]
@@ -236,10 +237,10 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
 
     def build(task):
         k = tasks.index(task)
-        if kind in LIBLINEAR_PRIMAL_TYPES:
+        if solver_type in LIBLINEAR_PRIMAL_TYPES:
             w = None if start.weights is None else start.weights[k]
             budget = max_iter or params["max_iter"]
-            if kind == 2:  # one Newton iteration per epoch
+            if solver_type == L2R_L2LOSS_SVC:  # one Newton iteration per epoch
                 problem = problem_of(k, task)
                 return problem, NewtonCG(problem, params["tol"], w=w), budget
             problem = problem_of(k, task, L1RegularizedProblem)
@@ -280,7 +281,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
         intercept_=intercept,
         alpha_=np.array([r.alpha for r in results]),
         # primal CD counts its passes (several per epoch() call when unmonitored)
-        n_iter_=max(s.solver.n_iter if kind in LIBLINEAR_PRIMAL_TYPES else s.result.n_iter
+        n_iter_=max(s.solver.n_iter if solver_type in LIBLINEAR_PRIMAL_TYPES else s.result.n_iter
                     for s in solved),
         primal_=np.array([r.primal for r in results]),
         dual_=np.array([r.dual for r in results]),
@@ -449,13 +450,13 @@ def path_start(fit, ratio, params, start="dual", earlier=None):
     """
     if start not in PATH_STARTS:
         raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
-    kind = solver_type(params)
-    if kind == CRAMMER_SINGER:  # its box and equalities scale with C too
+    solver_type = liblinear_type(params)
+    if solver_type == MCSVM_CS:  # its box and equalities scale with C too
         return WarmStart(alpha=None if start == "primal" else fit.alpha_).rescaled(ratio)
     weights = stacked_weights(fit.coef_, fit.intercept_, params)
     if params["solver"] in PRIMAL_SOLVERS:
         return WarmStart(weights=weights, steps=fit.t_)
-    if kind in LIBLINEAR_PRIMAL_TYPES:  # Newton and primal CD continue from w
+    if solver_type in LIBLINEAR_PRIMAL_TYPES:  # Newton and primal CD continue from w
         return WarmStart(weights=weights)
     if start != "dual" and bias_mode(params) == "exact":
         raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "
