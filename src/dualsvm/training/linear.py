@@ -208,72 +208,84 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
     if solver_type == MCSVM_CS:
         return fit_crammer_singer(X, y, cost, params, start=start, classes=classes,
                                   max_iter=max_iter)
-    solver_name = params["solver"]
-    primal = solver_name in PRIMAL_SOLVERS
     start = WarmStart() if start is None else start
-    n_seen = start.seen_rows + int(np.count_nonzero(cost > 0))
-    cost_seen = start.seen_cost + float(cost.sum())
-    mode = bias_mode(params)
-    generator = random_generator(params["random_state"])
-    time_limit = params["time_limit"]
-    monitor = _monitor(params)
-    gap_tol = params["gap_tol"]
-    if primal:  # no optimality measure of their own: tol is the certificate's gap
-        gap_tol = params["tol"] if gap_tol is None else min(gap_tol, params["tol"])
-        monitor = True
+    random_state = random_generator(params["random_state"])
+    stopping = _stopping(params, stochastic=params["solver"] in PRIMAL_SOLVERS)
+    per_epoch = passes_per_epoch(X, stopping.monitor)
+    budget = max_iter or params["max_iter"]
+    problem_class = L1RegularizedProblem if solver_type == L1R_L2LOSS_SVC else DualProblem
+    problems = {} if problems is None else problems
     tasks = one_vs_rest(classes, y)
-    common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
-              "random_state": generator}
-    per_epoch = passes_per_epoch(X, monitor)
-
-    def problem_of(k, task, problem_class=DualProblem):
-        if problems is not None and k in problems:
-            problems[k].set_costs(cost)
-            return problems[k]
-        problem = problem_class(X, task.y, cost, params["loss"], mode, params["intercept_scaling"])
-        if problems is not None:
-            problems[k] = problem
-        return problem
 
     def build(task):
         k = tasks.index(task)
-        if solver_type in LIBLINEAR_PRIMAL_TYPES:
-            w = None if start.weights is None else start.weights[k]
-            budget = max_iter or params["max_iter"]
-            if solver_type == L2R_L2LOSS_SVC:  # one Newton iteration per epoch
-                problem = problem_of(k, task)
-                return problem, NewtonCG(problem, params["tol"], w=w), budget
-            problem = problem_of(k, task, L1RegularizedProblem)
-            solver = PrimalCD(problem, params["tol"], **common, w=w,
-                              passes_per_epoch=per_epoch, max_passes=budget)
-            return problem, solver, math.ceil(budget / per_epoch)
-        problem = problem_of(k, task)
-        if primal:
-            options = {"batch_size": params["batch_size"]} if solver_name == "pegasos" else {}
-            if start.weights is not None:
-                options.update(w=start.weights[k], t=start.steps[k],
-                               seen=(start.seen_rows, start.seen_cost))
-            solver = PRIMAL_SOLVERS[solver_name](problem, params["tol"], **common, **options)
+        if k in problems:
+            problems[k].set_costs(cost)
         else:
-            alpha, w = dual_start(problem, start, k)
-            if mode == "exact":
-                solver = PairCD(problem, params["tol"], **common, alpha=alpha)
-            else:
-                threshold = np.inf if start.violations is None else start.violations[k]
-                solver = DualCD(problem, params["tol"], **common, alpha=alpha, w=w,
-                                shrink_threshold=threshold)
-        return problem, solver, max_iter or params["max_iter"]
+            problems[k] = problem_class(X, task.y, cost, params["loss"], bias_mode(params),
+                                        params["intercept_scaling"])
+        solver, max_epochs = _task_solver(problems[k], k, solver_type, params, start, budget,
+                                          per_epoch, random_state)
+        return problems[k], solver, max_epochs
 
-    stopping = Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
-                        monitor=monitor, deadline=None if time_limit is None
-                        else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
+    return _linear_fit(solved, X, cost, params, classes, start, solver_type)
+
+
+def _stopping(params, stochastic):
+    """The :class:`~dualsvm.solvers.Stopping` of LinearSVC parameters (its time limit
+    counted from now). The stochastic primal solvers have no optimality measure of
+    their own: ``tol`` is then the certificate's gap, checked every epoch."""
+    monitor = _monitor(params)
+    gap_tol = params["gap_tol"]
+    if stochastic:
+        gap_tol = params["tol"] if gap_tol is None else min(gap_tol, params["tol"])
+        monitor = True
+    time_limit = params["time_limit"]
+    return Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
+                    monitor=monitor, deadline=None if time_limit is None
+                    else time.perf_counter() + time_limit)
+
+
+def _task_solver(problem, k, solver_type, params, start, budget, per_epoch, random_state):
+    """(solver, epoch limit) of binary problem ``k``: LIBLINEAR's primal methods
+    continue from ``start``'s w, the stochastic ones from its w and step counts, DCD
+    (PairCD for the exact bias) from its dual variables (:func:`dual_start`).
+    ``budget``: passes over the data (Newton: iterations, one per epoch)."""
+    common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
+              "random_state": random_state}
+    w = None if start.weights is None else start.weights[k]
+    if solver_type == L2R_L2LOSS_SVC:
+        return NewtonCG(problem, params["tol"], w=w), budget
+    if solver_type == L1R_L2LOSS_SVC:
+        solver = PrimalCD(problem, params["tol"], **common, w=w, passes_per_epoch=per_epoch,
+                          max_passes=budget)
+        return solver, math.ceil(budget / per_epoch)
+    name = params["solver"]
+    if name in PRIMAL_SOLVERS:
+        options = {"batch_size": params["batch_size"]} if name == "pegasos" else {}
+        if w is not None:
+            options.update(w=w, t=start.steps[k], seen=(start.seen_rows, start.seen_cost))
+        return PRIMAL_SOLVERS[name](problem, params["tol"], **common, **options), budget
+    alpha, w = dual_start(problem, start, k)
+    if bias_mode(params) == "exact":
+        return PairCD(problem, params["tol"], **common, alpha=alpha), budget
+    threshold = np.inf if start.violations is None else start.violations[k]
+    return DualCD(problem, params["tol"], **common, alpha=alpha, w=w,
+                  shrink_threshold=threshold), budget
+
+
+def _linear_fit(solved, X, cost, params, classes, start, solver_type):
+    """The :class:`LinearFit` of the solved one-vs-rest tasks (``cost``: this
+    training's C_i, added to ``start``'s for ``partial_fit``'s lambda)."""
     results = [s.result for s in solved]
     d = X.shape[1]
-    if mode == "augmented":
+    if bias_mode(params) == "augmented":
         intercept = np.array([params["intercept_scaling"] * r.w[d] for r in results])
     else:
         intercept = np.array([r.intercept for r in results])
+    cost_seen = start.seen_cost + float(cost.sum())
+    stochastic = params["solver"] in PRIMAL_SOLVERS
     return LinearFit(
         params=dict(params),
         classes_=classes,
@@ -288,9 +300,9 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
         gap_=np.array([r.gap for r in results]),
         status_=[r.status for r in results],
         history_=[r.history for r in results],
-        n_samples_seen_=n_seen,
+        n_samples_seen_=start.seen_rows + int(np.count_nonzero(cost > 0)),
         lambda_=1.0 / cost_seen if cost_seen > 0 else float("inf"),
-        t_=np.array([s.solver.t if primal else 0 for s in solved]),
+        t_=np.array([s.solver.t if stochastic else 0 for s in solved]),
     )
 
 
