@@ -123,8 +123,7 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
     stopping = Stopping(max_iter=max(max_iter - done_passes, 0), gap_tol=gap_tol,
                         time_limit=time_limit, callback=after_pass, verbose=verbose)
     # The reader thread and the trainer use the cores; an idle BLAS thread pool
-    # would spin on one of them after every dot product over n (measured on w8a,
-    # BM: a whole core for 2 s of training, 6% slower end to end).
+    # would spin on one of them after every dot product over n (a whole core on w8a).
     with threadpool_limits(1, user_api="blas"):
         result = run_epochs(solver, problem, stopping)
     if saver is not None:
