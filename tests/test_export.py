@@ -119,12 +119,17 @@ def _fitted_classifier(make, binary, sparse):
 
 
 def _fitted_other(make, sparse):
-    X, X_test = X_WINE[TRAIN], X_WINE[TEST]
+    """A regression or one-class model fitted on wine, and held-out rows. A one-class
+    model is fitted on the rows moved off the origin: on centered rows a linear one's
+    w (a mean of support vectors) is about 0, its decision values only rounding."""
+    model = make()
+    shift = 1.0 if isinstance(model, (dualsvm.OneClassSVM, dualsvm.LinearOneClassSVM)) else 0.0
+    X, X_test = X_WINE[TRAIN] + shift, X_WINE[TEST] + shift
     if sparse:
         X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return make().fit(X, Y_REGRESSION[TRAIN]), X_test
+        return model.fit(X, Y_REGRESSION[TRAIN]), X_test
 
 
 def _scale(model, X):
