@@ -6,6 +6,8 @@ missing, the test fails if the environment variable CI is set and is skipped oth
 """
 
 import os
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,10 +72,16 @@ def load_benchmark(benchmark_file):
     return lambda name, n_features=None: _loaded(benchmark_file(name), n_features)
 
 
+def bad_parameter(estimator, name, value):
+    """The regular expression of scikit-learn's refusal of ``name=value`` (its parameter
+    validation), which names the estimator, the parameter, what it accepts and the value."""
+    return (rf"^The '{name}' parameter of {estimator} must be .+\. "
+            rf"Got {re.escape(repr(value))} instead\.$")
+
+
 def pytest_terminal_summary(terminalreporter):
     """The robustness battery's tally (tests/robustness.py), when it ran."""
     import json
-    import sys
 
     robustness = sys.modules.get("robustness")
     if robustness is None or not robustness.TALLY:

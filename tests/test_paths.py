@@ -117,9 +117,11 @@ def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     problem = DualProblem(X, labels, np.full(len(y), CS[2]), "hinge", "augmented")
     chosen, w = dual_start(problem, start, 0)
     scaled, _ = dual_start(problem, WarmStart(alpha=start.alpha), 0)
+    extrapolated, _ = dual_start(problem, WarmStart(alpha=start.extrapolated), 0)
     np.testing.assert_allclose(w, problem.weights(chosen))
     dual = lambda a: problem.dual(a, problem.weights(a))  # noqa: E731
-    assert dual(chosen) >= dual(scaled)
+    assert dual(chosen) == max(dual(scaled), dual(extrapolated))
+    assert not np.array_equal(scaled, extrapolated)  # two candidates to choose from
     assert np.all((chosen >= 0) & (chosen <= CS[2]))
 
 

@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC as SkSVC
 
+from conftest import bad_parameter
 from dualsvm import SVC
 from dualsvm.training.kernel import KERNEL_SOLVERS as SOLVERS
 from reference import one_vs_one_objectives
@@ -167,19 +168,13 @@ def test_verbose_trace(load, capsys):
     assert "primal" in err and "stopped: converged" in err
 
 
-@pytest.mark.parametrize("kwargs,error,message", [
-    ({"solver": "newton"}, ValueError, "solver"),
-    ({"kernel": "cubic"}, ValueError, "kernel"),
-    ({"gamma": -1.0}, ValueError, "gamma"),
-    ({"C": 0.0}, ValueError, "C"),
-    ({"tol": 0.0}, ValueError, "tol"),
-    ({"cache_size": 0}, ValueError, "cache_size"),
-    ({"max_iter": -2}, ValueError, "max_iter"),
-])
-def test_bad_parameters(kwargs, error, message):
+@pytest.mark.parametrize("name,value", [("solver", "newton"), ("kernel", "cubic"), ("gamma", -1.0),
+                                        ("C", 0.0), ("tol", 0.0), ("cache_size", 0),
+                                        ("max_iter", -2)])
+def test_bad_parameters(name, value):
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(error, match=message):
-        SVC(**kwargs).fit(X, y)
+    with pytest.raises(ValueError, match=bad_parameter("SVC", name, value)):
+        SVC(**{name: value}).fit(X, y)
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
