@@ -182,11 +182,13 @@ def test_every_registered_solver_solves_both_losses(loss):
     # no solver is missing and none refuses a loss: each one fits, converges and agrees with SMO
     X, y = load_iris(return_X_y=True)
     assert sorted(SOLVERS) == ["cgd", "dcd", "pgd", "smo", "ws"]
-    smo = SVC(solver="smo", loss=loss).fit(X, y).predict(X)
+    smo = SVC(solver="smo", loss=loss).fit(X, y)
     for name in SOLVERS:
         model = SVC(solver=name, loss=loss).fit(X, y)
         assert model.status_ == ["converged"] * 3, name
-        assert np.mean(model.predict(X) == smo) >= 0.99, name
+        np.testing.assert_array_equal(model.predict(X), smo.predict(X), err_msg=name)
+        if name != "dcd":  # the same dual (dcd's has no bias): at tol 1e-3, within 3.3e-3
+            np.testing.assert_allclose(model.dual_, smo.dual_, rtol=1e-2, err_msg=name)
 
 
 def test_bad_data():
