@@ -79,6 +79,25 @@ def bad_parameter(estimator, name, value):
             rf"Got {re.escape(repr(value))} instead\.$")
 
 
+def pytest_sessionfinish(session):
+    """A pytest-xdist worker hands its part of the robustness tally to the controller."""
+    robustness = sys.modules.get("robustness")
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and robustness is not None:
+        workeroutput["robustness_tally"] = [[*key, n] for key, n in robustness.TALLY.items()]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller adds up the workers' tallies (pytest-xdist's hook)."""
+    tally = getattr(node, "workeroutput", {}).get("robustness_tally")
+    if tally:
+        import robustness
+
+        for section, target, outcome, n in tally:
+            robustness.TALLY[(section, target, outcome)] += n
+
+
 def pytest_terminal_summary(terminalreporter):
     """The robustness battery's tally (tests/robustness.py), when it ran."""
     import json
