@@ -77,10 +77,9 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from ..constants import PRECOMPUTED
-from ..data.rows import kernel_rows
-from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
-from .blocks import (block_times, block_values, dense_points, fill_slots, kernel_row,
-                     prefer_workqueue)
+from ._access import clear_dots, column_dots, entry_dot, gram_entry
+from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
+                     kernel_row, plain_array, row_squares)
 from .functions import kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
@@ -127,26 +126,25 @@ class QMatrix:
     """
 
     def __init__(self, X, y, kernel, cache_size=200.0, row_of=None):
-        prefer_workqueue()
         n_rows = X.shape[0]
         if kernel.code != PRECOMPUTED and sp.issparse(X) and dense_enough(X):
             X = X.toarray()
         self.X = X
-        self.y = _plain(y, np.float64)
+        self.y = plain_array(y, np.float64)
         self.kernel = kernel
         self.n_rows = n_rows
-        self.row_of = None if row_of is None else _plain(row_of, np.int64)
+        self.row_of = None if row_of is None else plain_array(row_of, np.int64)
         self.n = n = n_rows if row_of is None else len(self.row_of)
         if len(self.y) != n:
             raise ValueError(f"{len(self.y)} signs for {n} variables")
-        self.rows = _plain_rows(kernel_rows(X))
+        self.rows = contiguous_rows(X)
         if kernel.code == PRECOMPUTED:
             if sp.issparse(X):
                 raise ValueError("a precomputed kernel matrix must be dense")
             self.sq_norms = np.zeros(n_rows)
             self.diag = np.ascontiguousarray(np.diag(X), dtype=np.float64)
         else:
-            self.sq_norms = _squared_norms(self.rows, n_rows)
+            self.sq_norms = row_squares(self.rows, n_rows)
             self.diag = _diagonal(self.rows, self.sq_norms, kernel.params)
         # what the compiled fillers multiply by: the labels, or 1 for the rows'
         # kernel columns when the signs belong to the variables
@@ -156,9 +154,9 @@ class QMatrix:
         if isinstance(self.rows, tuple):
             by_feature = sp.csc_matrix(X)
             by_feature.sort_indices()
-            by_feature = (_plain(by_feature.data, np.float64),
+            by_feature = (plain_array(by_feature.data, np.float64),
                           by_feature.indices.astype(np.int32),  # row numbers: n < 2**31
-                          _plain(by_feature.indptr, np.int64))
+                          plain_array(by_feature.indptr, np.int64))
             work = np.zeros(n_rows)
         else:
             by_feature = (np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int64))
@@ -515,19 +513,6 @@ def _cached_column(data, cache, j, active, m):
     return column
 
 
-def _plain(a, dtype):
-    """A writeable C-contiguous copy of a only when needed (the compiled signatures)."""
-    return np.require(a, dtype, ["C", "W"])
-
-
-def _plain_rows(rows):
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        index_type = np.int32 if indices.dtype == np.int32 else np.int64
-        return _plain(data, np.float64), _plain(indices, index_type), _plain(indptr, np.int64)
-    return _plain(rows, np.float64)
-
-
 def dense_enough(X):
     """Whether dense rows are cheaper than CSR for one column: half the entries
     nonzero (a dense dot streams 8 bytes an entry, CSR 12 a nonzero and gathers),
@@ -612,15 +597,6 @@ def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, 
     dots = column_dots(rows, by_feature, j, work)
     _fill_kernel(rows, y, sq_norms, params, dots, j, active, start, m, column)
     clear_dots(rows, by_feature, j, work)
-
-
-@njit(cache=True, nogil=True)
-def _squared_norms(rows, n):
-    out = np.empty(n)
-    work = np.zeros(0)
-    for i in range(n):
-        out[i] = row_square(rows, i, work)
-    return out
 
 
 @njit(cache=True, nogil=True)
