@@ -198,6 +198,39 @@ def main():
         RESULTS_DIR.mkdir(exist_ok=True)
         (RESULTS_DIR / "serving.json").write_text(json.dumps(results, indent=1))
         (RESULTS_DIR / "serving.md").write_text(text)
+        speed, accuracy = rst_tables(results)  # included by docs/user_guide/deploying.rst
+        (RESULTS_DIR / "serving_speed.rst").write_text(speed)
+        (RESULTS_DIR / "serving_precision.rst").write_text(accuracy)
+
+
+def rst_tables(results):
+    """The docs' two tables (reStructuredText): predictions per second with the most
+    threads, and the graphs' precision."""
+    threads = max(results["settings"]["threads"])
+    speed = [["model", "rows per call", *PATHS]]
+    for r in results["rows"]:
+        by_threads = {int(t): by_batch for t, by_batch in r["predictions_per_second"].items()}
+        for n, rates in by_threads[threads].items():
+            speed.append([r["model"], f"{int(n):,}", *(f"{rates[p]:,.0f}" for p in PATHS)])
+    precision_rows = [["model", "test rows", "float32: max error / max value",
+                       "float32: labels differing", "float64: max error / max value",
+                       "float64: labels differing"]]
+    precisions = [(r["model"], r["precision"]) for r in results["rows"]]
+    precisions += list(results["probability_precision"].items())
+    for name, p in precisions:
+        f32, f64 = p["float32"], p["float64"]
+        precision_rows.append([name, f"{p['rows']:,}", f"{f32['max_relative_error']:.1e}",
+                               str(f32["labels_differing"]), f"{f64['max_relative_error']:.1e}",
+                               str(f64["labels_differing"])])
+    return _list_table(speed, f"{threads} threads; {results['date']}"), \
+        _list_table(precision_rows, results["date"])
+
+
+def _list_table(rows, caption):
+    lines = [f".. list-table:: {caption}", "   :header-rows: 1", ""]
+    for row in rows:
+        lines += [f"   * - {row[0]}"] + [f"     - {cell}" for cell in row[1:]]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(results):

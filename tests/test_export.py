@@ -70,8 +70,11 @@ def _case(make, name, sparse=False):
 
 
 def _classifiers():
-    """Every kernel with SVC, every other feature with one kernel; dense, and sparse for some."""
+    """Every kernel with SVC and NuSVC, every other feature with one kernel; dense, and
+    sparse for some."""
     cases = [_case(lambda k=k: dualsvm.SVC(**k), f"SVC-{k['kernel']}") for k in KERNELS]
+    cases += [_case(lambda k=k: dualsvm.NuSVC(nu=0.3, **k), f"NuSVC-{k['kernel']}")
+              for k in KERNELS]
     cases += [
         _case(lambda: dualsvm.SVC(kernel="rbf"), "SVC-rbf", sparse=True),
         _case(lambda: dualsvm.SVC(decision_function_shape="ovo", kernel="poly", degree=2),
@@ -108,6 +111,7 @@ def _others():
         _case(lambda: dualsvm.LinearSVR(), "LinearSVR", sparse=True),
         _case(lambda: dualsvm.OneClassSVM(nu=0.2, probability=True), "OneClassSVM-b1"),
         _case(lambda: dualsvm.LinearOneClassSVM(nu=0.2), "LinearOneClassSVM"),
+        _case(lambda: dualsvm.LinearOneClassSVM(nu=0.2), "LinearOneClassSVM", sparse=True),
     ]
 
 
