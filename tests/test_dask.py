@@ -200,7 +200,7 @@ def test_dense_sparse_and_disk_inputs_give_the_same_model(client, load, data_dir
     blocks = convert(str(data_dir / "heart_scale"), tmp_path / "heart", block_mb=0.004,
                      shuffle=False)
     chunks = (tuple(b["n_rows"] for b in blocks.blocks), (X.shape[1],))
-    common = dict(gap_tol=None, max_rounds=15, random_state=3)
+    common = dict(gap_tol=None, max_rounds=15, local_epochs=1, random_state=3)
     dense = DaskSVC(**common).fit(da.from_array(np.ascontiguousarray(X.toarray()), chunks=chunks), y)
     sparse = DaskSVC(**common).fit(da.from_array(X, chunks=chunks, asarray=False), y)
     disk = DaskSVC(n_partitions=blocks.n_blocks, **common).fit(str(blocks.path))
