@@ -197,3 +197,41 @@ def test_bad_input_is_refused_with_a_clear_message(client, load, data_dir, tmp_p
     blocks = convert(str(data_dir / "heart_scale"), tmp_path / "heart", block_mb=0.01)
     with pytest.raises(ValueError, match="a block directory holds its labels"):
         DaskSVC().fit(str(blocks.path), y)
+
+
+def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, tmp_path,
+                                                              monkeypatch, capsys):
+    import json
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "dualsvm", *args], cwd=tmp_path,
+                              capture_output=True, text=True)
+
+    X, y = load("heart_scale")
+    convert(str(data_dir / "heart_scale"), tmp_path / "heart", block_mb=0.01)
+    done = run("train", "-t", "2", "-g", "0.2", "-c", "2", "-w1", "2", "heart", "--workers", "2",
+               "--partitions", "3", "--json", "--trace", "t.jsonl")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    local = SVC(C=2.0, gamma=0.2, class_weight={1: 2.0}).fit(X, y)
+    assert summary["solver"] == "dask-ws" and summary["partitions"] == 3
+    assert summary["dual"] == pytest.approx(local.dual_[0], rel=1e-4)
+    assert summary["status"] == "converged" and summary["n_support"] == len(local.support_)
+    assert "Total nSV" in done.stderr and os.path.getsize(tmp_path / "t.jsonl") > 0
+    done = run("predict", str(data_dir / "heart_scale"), "heart.model", "out.txt")
+    assert done.returncode == 0, done.stderr
+    predicted = np.loadtxt(tmp_path / "out.txt")
+    assert np.mean(predicted == local.predict(X)) == 1.0
+    # what the cluster's kernel training has no use for is refused, never ignored (in
+    # this process: the refusals come before any cluster starts)
+    from dualsvm import cli
+
+    monkeypatch.chdir(tmp_path)
+    for flag, text in ((["-s", "1"], "-s 1"), (["-b", "1"], "-b"), (["-t", "4"], "-t 4"),
+                       (["-h", "0"], "-h 0"), (["--local-epochs", "3"], "--local-epochs"),
+                       (["--memory", "1"], "--memory"), (["-B", "1"], "-B"),
+                       (["--gap-tol", "0.1"], "--gap-tol")):
+        assert cli.main(["train", "-t", "2", "heart", "--workers", "2", *flag]) == 2
+        assert text in capsys.readouterr().err, flag

@@ -1,7 +1,10 @@
 """``dualsvm.dask.LinearSVC``: the linear SVM trained by CoCoA+ on a Dask cluster."""
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from ..data.validation import check_classes, class_weights, random_generator
 from ..solvers import Stopping, run_epochs
@@ -17,9 +20,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     out, runs local DCD epochs on every partition (from a point extrapolated by
     Nesterov momentum) and combines their steps, and the steps to the dual point
     their margins ask for, by an exact search that never lowers the dual (see
-    :mod:`dualsvm.dask.cocoa`). Each round certifies the model it started from
-    (primal, dual, relative gap), and training stops at ``gap_tol``. Multi-class: one-vs-rest, all binary
-    problems advancing in the same rounds.
+    :mod:`dualsvm.dask.cocoa`). Each round certifies the best model so far
+    (primal, dual, relative gap), and training stops at ``gap_tol``, with a
+    ConvergenceWarning naming the gap when a limit stops it first. Multi-class:
+    one-vs-rest, all binary problems advancing in the same rounds.
 
     Runs on the current ``distributed.Client``, or on a LocalCluster it starts
     and closes when there is none.
@@ -31,8 +35,14 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     gap_tol : float
         Stop when the largest relative duality gap is at most this.
     max_rounds : int
-    local_epochs : int
+    local_epochs : 'auto' or int
         DCD epochs on every partition per round (at most, with ``local_time``).
+        'auto': as many as take the time of the last rounds' communication
+        (their seconds less the busiest worker's local work; at most
+        ``dualsvm.dask.cocoa.MAX_LOCAL_EPOCHS``), so that a round computes at
+        least half of its time, however slow the network; the number then
+        depends on timing, so only a fixed number gives the same model for the
+        same seed.
     local_time : float or None
         Seconds of local epochs per round on each partition, after the first.
     n_partitions : int or None
@@ -64,7 +74,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     verbose : int
         1: a progress bar over rounds; 2, 3: trace lines.
     random_state : int, RandomState or None
-        Seeds every partition's DCD order: the same seed gives the same model.
+        Seeds every partition's DCD order: the same seed (and a fixed
+        ``local_epochs``) gives the same model.
 
     Attributes
     ----------
@@ -79,11 +90,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     status_ : str
         'gap', 'max_iter', 'time_limit', 'callback' or 'interrupted'.
     history_ : list of dict
-        One record per round: seconds, primal, dual, gap (sums and largest gap
-        over the binary problems), bytes (sent between client and workers),
-        rebuilt (partitions rebuilt after a lost worker, so far), sigma (the
-        round's sigma') and coupling (the measured coupling of its local
-        steps, largest over the binary problems).
+        One record per round: seconds, primal (the best so far), dual, gap
+        (sums and largest gap over the binary problems), bytes (sent between
+        client and workers), rebuilt (partitions rebuilt after a lost worker,
+        so far), sigma (the round's sigma'), coupling (the measured coupling of
+        its local steps, largest over the binary problems) and local_epochs.
     """
 
     def __init__(self, C=1.0, *, loss="squared_hinge", fit_intercept=True, intercept_scaling=1.0,
@@ -147,6 +158,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = n_features
         self.n_partitions_ = data.n_partitions
         self.sigma_ = solver.round_sigma
+        stopped = self.to_fit().early_stop()
+        if stopped:
+            warnings.warn(f"{stopped} Increase max_rounds or time_limit, or loosen gap_tol.",
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _source(self, client, data, k, options):
