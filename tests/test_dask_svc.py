@@ -75,13 +75,13 @@ def test_binary_with_class_and_sample_weights_is_the_in_memory_model(client, loa
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "sigmoid", "rbf"])
 def test_every_kernel_in_three_partitions(client, load, kernel):
-    """Against the in-memory working sets: the sigmoid kernel is not positive
-    semi-definite, and solvers end at different stationary points (SMO's dual: 269.55,
-    the working sets': 269.80)."""
+    """Against the in-memory working sets of the same q: the sigmoid kernel is not
+    positive semi-definite, and solvers end at different stationary points (SMO's
+    dual: 269.55, the working sets': 269.80)."""
     X, y = load("heart_scale")
     params = dict(C=2.0, kernel=kernel, gamma=0.1, coef0=0.5, degree=2, tol=1e-5)
     local = SVC(solver="ws", **params).fit(X, y)
-    model = DaskSVC(**params).fit(as_dask(X), y)
+    model = DaskSVC(working_set=128, **params).fit(as_dask(X), y)
     assert_same_model(model, local, X)
 
 

@@ -8,6 +8,7 @@ directory: not even those). :func:`wait_or_lost` waits for one call on every
 partition and tells which partitions were lost with their worker.
 """
 
+import threading
 import time
 
 import numpy as np
@@ -63,15 +64,21 @@ def wait_or_lost(client, futures, holders):
     lost, every unfinished future is cancelled. A task's own error is raised; so is
     Ctrl-C, after the futures are cancelled."""
     lost = []
+    # woken by the futures' callbacks, looking at the workers every POLL_SECONDS (not
+    # distributed.wait: its timeout did not fire once a worker was killed)
+    remaining = [len(futures)]
+    lock, all_done = threading.Lock(), threading.Event()
+
+    def one_done(_):
+        with lock:
+            remaining[0] -= 1
+            if remaining[0] == 0:
+                all_done.set()
+
     try:
-        # polled, not distributed.wait: its timeout did not fire once a worker was killed
-        pause, looked = 0.001, time.monotonic()
-        while not all(f.done() for f in futures):
-            time.sleep(pause)
-            pause = min(2 * pause, 0.02)
-            if time.monotonic() - looked < POLL_SECONDS:
-                continue
-            looked = time.monotonic()
+        for f in futures:
+            f.add_done_callback(one_done)
+        while not all_done.wait(POLL_SECONDS) and not all(f.done() for f in futures):
             alive = set(live_workers(client))
             lost = [k for k, f in enumerate(futures) if not f.done() and holders[k] not in alive]
             if lost:

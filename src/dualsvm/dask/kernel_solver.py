@@ -71,23 +71,24 @@ import scipy.sparse as sp
 
 from ..data.svmlight import format_label
 from ..data.validation import canonical
-from ..kernels import MIN_SLOTS, kernel_from_dots, squared_row_norms
+from ..data.rows import kernel_rows
+from ..kernels import MIN_SLOTS, make_kernel, squared_row_norms
+from ..kernels.blocks import dense_points
 from ..problems.box import dual_parameters
 from ..problems.objectives import kernel_primal, relative_gap
-from ..kernels import make_kernel
 from ..solvers import Stopping
 from ..solvers._ws_jit import local_smo, select_working_set
-from ..solvers.ws_smo import STOP_RATIO, working_set_size
+from ..solvers.ws_smo import MAX_WORKING_SET, STOP_RATIO, working_set_size
 from ..training.fitted import KernelFit, class_pairs
 from ..training.multiclass import BinaryTask, solve_tasks
+from ._kernel_jit import add_columns, fill_columns
 from .inputs import check_built, live_workers, wait_or_lost
 
 #: Each sub-problem is solved until its violation is below max(STOP_RATIO * tol,
 #: INNER_RATIO * its violation at the start), in at most 100 q + 10000 SMO steps
 #: (ThunderSVM's, as ``WorkingSetSMO``).
 INNER_RATIO = 0.1
-#: Most bytes of points laid out densely at once (the rows of B for a CSR block,
-#: the support vectors for a gradient), and of a kernel block computed at once.
+#: Most bytes of points laid out densely at once (the new rows of B, by feature).
 BLOCK_BYTES = 64 * 2**20
 
 
@@ -156,6 +157,7 @@ class PairState:
         rows = np.flatnonzero(on)
         self.ids = part.ids[rows]
         self.X = part.X if len(rows) == part.n_rows else part.X[rows]
+        self.rows = kernel_rows(self.X)
         self.sq = squared_row_norms(self.X)
         self.y = np.where(part.labels[rows] == positive, 1.0, -1.0)
         self.cost = part.cost[rows]
@@ -185,59 +187,54 @@ class PairState:
             np.zeros(len(ids), dtype=bool)
         return pos, mine
 
-    def block(self, Z, sq_Z):
-        """K(Z, these rows), (len(Z), m) float64, by BLAS."""
-        if sp.issparse(self.X) and sp.issparse(Z) and 8 * Z.shape[0] * Z.shape[1] <= BLOCK_BYTES:
-            Z = Z.toarray()  # CSR times dense: a dense result without a sparse product
-        if sp.issparse(self.X):
-            dots = self.X @ Z.T
-            dots = np.ascontiguousarray((dots.toarray() if sp.issparse(dots) else dots).T)
-        else:
-            dots = Z @ self.X.T
-            dots = np.ascontiguousarray(dots.toarray() if sp.issparse(dots) else dots)
-        self.kernel_evaluations += dots.size
-        return kernel_from_dots(self.kernel, dots, sq_Z, self.sq, out=dots)
-
-    def cache_columns(self, ids, rows):
-        """Put the columns of ``ids`` (rows: their points) in the cache, computing the
-        missing ones in one block and evicting the least recently used others."""
+    def cache_columns(self, ids, new_ids, new_points):
+        """Make the columns of ``ids`` (the working set) the cache's most recently used,
+        computing the missing ones from ``new_points`` (the rows of ``new_ids``) and
+        evicting the least recently used others. A column of the last working set is
+        never evicted here (the cache holds 2q columns or more), so only its new
+        members need rows."""
         self.clock += 1
         missing = []
-        for t, j in enumerate(ids.tolist()):
+        for j in ids.tolist():
             slot = self.slot_of.get(j)
             if slot is None:
-                missing.append(t)
+                missing.append(j)
             else:
                 self.last_used[slot] = self.clock
         self.cache_hits += len(ids) - len(missing)
         if not missing or not len(self.ids):
             return
-        missing = np.asarray(missing)
+        missing = np.asarray(missing, dtype=np.int64)
+        where = {j: t for t, j in enumerate(new_ids.tolist())}
+        if any(j not in where for j in missing.tolist()):
+            raise RuntimeError("a working-set column is neither cached nor sent")
         free = np.argsort(self.last_used, kind="stable")[:len(missing)]
-        if self.last_used[free[-1]] >= self.clock:
+        if len(free) < len(missing) or self.last_used[free[-1]] >= self.clock:
             raise RuntimeError(f"the kernel cache holds {self.n_slots} columns, fewer than the "
                                "working set needs")
         for slot in free:
             self.slot_of.pop(int(self.slot_id[slot]), None)
-        Z = rows[missing]
-        step = max(1, BLOCK_BYTES // (8 * max(len(self.ids), 1)))
-        for start in range(0, len(missing), step):
-            part = Z[start:start + step]
-            self.cache[free[start:start + step]] = self.block(part, squared_row_norms(part))
-        self.slot_id[free] = ids[missing]
+        Z = new_points[[where[j] for j in missing.tolist()]]
+        step = max(1, BLOCK_BYTES // (8 * Z.shape[1]))
+        for start in range(0, len(missing), step):  # Z laid out densely by parts
+            Zt = dense_points(Z, slice(start, start + step))
+            fill_columns(self.rows, self.sq, self.kernel.params, Zt,
+                         np.einsum("ij,ij->j", Zt, Zt), free[start:start + step], self.cache)
+        self.kernel_evaluations += len(missing) * len(self.ids)
+        self.slot_id[free] = missing
         self.last_used[free] = self.clock
-        for slot, j in zip(free.tolist(), ids[missing].tolist()):
+        for slot, j in zip(free.tolist(), missing.tolist()):
             self.slot_of[j] = slot
 
     def apply(self, request):
         """G += Q[:, B] d for the request's working set B; a_B of these rows."""
-        self.cache_columns(request["new_ids"], request["new_rows"])
         ws, delta = request["ws"], request["delta"]
-        moved = np.flatnonzero(delta)
-        if len(moved) and len(self.ids):
-            slots = np.array([self.slot_of[j] for j in ws[moved].tolist()], dtype=np.int64)
-            coef = request["ws_y"][moved] * delta[moved]
-            self.G += self.y * (coef @ self.cache[slots])
+        self.cache_columns(ws, request["new_ids"], request["new_rows"])
+        if len(self.ids) and delta.any():
+            slots = np.array([self.slot_of[j] for j in ws.tolist()], dtype=np.int64)
+            change = np.zeros(len(self.ids))
+            add_columns(self.cache, slots, request["ws_y"] * delta, change)
+            self.G += self.y * change
         pos, mine = self.positions(ws)
         self.alpha[pos[mine]] = request["ws_alpha"][mine]
         self.G[pos[mine]] += self.diag[pos[mine]] * delta[mine]
@@ -285,10 +282,13 @@ def start_pair(part, positive, negative, kernel, loss, cache_bytes, iteration=0,
 def pair_round(part, request):
     """One iteration on a partition: apply the request's working set (unless it did
     already: a redone iteration), then answer with its candidates and sums."""
+    started = time.perf_counter()
     pair = part.pair
     if request["iteration"] > pair.iteration:
         pair.apply(request)
-    return pair.candidates(request["ws"], request["q"], request["intercept"])
+    answer = pair.candidates(request["ws"], request["q"], request["intercept"])
+    answer["seconds"] = time.perf_counter() - started
+    return answer
 
 
 def pair_rows(part, ids):
@@ -314,17 +314,28 @@ def set_gradient(part, rows, coef, ws_ids, ws_rows):
     columns of the working set (``ws_ids``, ``ws_rows``) in the cache: a warm start,
     or a partition rebuilt after a fault."""
     pair = part.pair
-    qa = np.zeros(len(pair.ids))
-    if len(pair.ids):
-        step = max(1, BLOCK_BYTES // (8 * max(len(pair.ids), rows.shape[1], 1)))
-        for start in range(0, rows.shape[0], step):
-            Z = rows[start:start + step]
-            qa += coef[start:start + step] @ pair.block(Z, squared_row_norms(Z))
+    qa = pair.kernel.times(pair.X, rows, coef)[:, 0] if len(pair.ids) and len(coef) else 0.0
     pair.G = pair.y * qa + pair.diag * pair.alpha - 1.0
-    pair.cache_columns(ws_ids, ws_rows)
+    pair.cache_columns(ws_ids, ws_ids, ws_rows)
 
 
 # ------------------------------------------------------------------ on the client
+
+def cluster_working_set(n_samples, n_slots, requested=None):
+    """q: ``requested`` (checked as ``SVC(solver='ws')`` checks it), else the largest
+    power of two within MAX_WORKING_SET, half the smallest cache and the rows.
+
+    The in-memory solver takes q near n / 100 (``ws_smo.ROWS_PER_VARIABLE``: larger
+    sets computed more columns than they saved in selections); here every iteration
+    also costs a round trip, so fewer, larger sets pay (on ijcnn1's first 20000 rows,
+    q = 1024 took a third of the time of q = 128: benchmarks/results/dask_kernel.md).
+    """
+    if requested is not None:
+        return working_set_size(n_samples, n_slots, requested)
+    limit = max(2, min(MAX_WORKING_SET, n_slots // 2, n_samples))
+    return 1 << (limit.bit_length() - 1)
+
+
 
 class Partitions:
     """The data's partitions on the workers (futures of :class:`KernelPartition`),
@@ -414,6 +425,7 @@ class PairSolver:
         self.loss = loss
         self.stop_at = STOP_RATIO * float(tol)
         self.steps = self.outer = self.iteration = 0
+        self.exchange_seconds = self.worker_seconds = 0.0  # round trips, the busiest worker's part
         self.finished = False
         # the client's copy of every a_i, by row number: the checkpoint
         n_all = 1 + max((int(ids[-1]) for ids in partitions.ids if len(ids)), default=0)
@@ -423,7 +435,7 @@ class PairSolver:
         self.intercept = 0.0
         shapes = self._start(range(len(partitions)))
         self.n_samples = sum(m for m, _ in shapes)
-        self.q = working_set_size(self.n_samples, min(s for _, s in shapes), working_set)
+        self.q = cluster_working_set(self.n_samples, min(s for _, s in shapes), working_set)
         self.request = self._request(self.ws, [], [], [], None)
         self._exchange()
 
@@ -490,7 +502,8 @@ class PairSolver:
     def counters(self):
         return {"iterations": self.steps, "outer_iterations": self.outer,
                 "kernel_evaluations": self.kernel_evaluations, "cache_hits": self.cache_hits,
-                "bytes": self.bytes_sent, "rebuilt": self.partitions.rebuilt}
+                "bytes": self.bytes_sent, "rebuilt": self.partitions.rebuilt,
+                "exchange_seconds": self.exchange_seconds, "worker_seconds": self.worker_seconds}
 
     # ------------------------------------------------------------ internals
     def _request(self, ws, y, alpha, delta, rows):
@@ -518,8 +531,11 @@ class PairSolver:
         """Send the request to every partition; merge their candidates, select the
         next working set (and the maximal violation), sum the certificate."""
         self.settled = False
+        started = time.perf_counter()
         results = self._run_all(pair_round, [(self.request,)] * len(self.partitions))
         self.settled = True
+        self.exchange_seconds += time.perf_counter() - started
+        self.worker_seconds += max(r["seconds"] for r in results)
         self.bytes_sent = (len(results) * payload_bytes(self.request)
                            + sum(payload_bytes(r) for r in results))
         order = np.argsort(np.concatenate([r["ids"] for r in results]), kind="stable")
