@@ -235,3 +235,35 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
                        (["--gap-tol", "0.1"], "--gap-tol")):
         assert cli.main(["train", "-t", "2", "heart", "--workers", "2", *flag]) == 2
         assert text in capsys.readouterr().err, flag
+
+
+def test_data_no_single_worker_holds(load):
+    """Each worker's memory_limit is below what the fit needs in one process (the rows
+    and the kernel cache: a cache of ``cache_size`` MB on each of two workers holds
+    columns of half the rows, so one process would need twice it for the same
+    columns) and the two limits together are above it; the fit stays under every
+    limit (a worker above 95% of its limit is killed by its nanny: none is rebuilt)
+    and reaches the in-memory objective."""
+    import dask
+    import psutil
+
+    X, y = load("a8a.bz2")
+    X, y = X[:11348], y[:11348]
+    limit = 600 * 2**20
+    quiet = {"distributed.worker.memory.pause": False, "distributed.worker.memory.spill": False,
+             "distributed.worker.memory.target": False}  # no pause below the limit
+    with dask.config.set(quiet), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            memory_limit=limit) as cluster, distributed.Client(cluster) as c:
+        Xd = as_dask(X, 2)
+        DaskSVC(cache_size=1).fit(Xd[:500], y[:500])  # every module imported and compiled
+        start = max(c.run(lambda: psutil.Process().memory_info().rss).values())
+        cache = int(0.95 * limit - start - 60 * 2**20)  # what a worker has room for
+        rows = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+        assert start + 2 * cache + rows > limit, "the data and cache fit one worker"
+        model = DaskSVC(cache_size=cache / 2**20).fit(Xd, y)
+        end = c.run(lambda: psutil.Process().memory_info().rss)
+    assert model.history_[0][-1]["rebuilt"] == 0 and model.status_ == ["converged"]
+    assert all(start + 0.6 * cache < used < 0.95 * limit for used in end.values())  # filled
+    local = SVC().fit(X, y)
+    np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-4)
