@@ -26,9 +26,23 @@ group order, so the K row partitions (K = 1, 2, 4, 8) share no feature: the
 case of rows split by source, where sigma'_min is 1 instead of K. It is trained
 from a dask array; Spark does not run on it.
 
+**Kernel part** (``--part kernel``): ``dualsvm.dask.SVC`` (the distributed working-set
+solver) on LocalClusters of 1, 2 and 4 worker processes of one thread each, beside
+in-memory ``dualsvm.SVC`` (its solver 'auto': the working sets, on 1 and 2 threads),
+on ijcnn1 (the training file) and ijcnn1-all (training and test files, 141691 rows),
+RBF at the C and gamma of the grid search in
+``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py ``--part
+search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
+cluster). All clusters run at once, idle but for the fit timed, so that the runs
+interleave. A dask fit's clock covers building its partitions from a dask array of
+the rows (the client's chunks sent to the workers; ``load s``) and its iterations.
+``bytes/it``: between the client and the workers per iteration. The duals are
+compared with the in-memory one.
+
 Usage (a quiet machine)::
 
     python benchmarks/bench_dask.py                     # a9a, w8a, ijcnn1
+    python benchmarks/bench_dask.py --part kernel       # ijcnn1, ijcnn1-all on 1, 2, 4 workers
     # a converted directory larger than memory: partitions on disk, one pass a round
     python benchmarks/bench_dask.py --dataset-dir DIR --memory 2048 --local-epochs 1 \\
         --C 0.001 --repeats 1 --no-single --name dask_10gb
@@ -43,7 +57,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import DATA_DIR, RESULTS_DIR, command_line, machine, machine_lines  # noqa: E402
+from common import (DATA_DIR, RESULTS_DIR, Clock, best_of, command_line, machine,  # noqa: E402
+                    machine_lines)
 
 SETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2", "disjoint": None}
 LOSSES = ("hinge", "squared_hinge")
@@ -95,13 +110,15 @@ def converted(name, args):
 
 
 def cocoa(data, loss, K, memory, args, sigma="K"):
-    """CoCoA+ on ``data``: a block directory's path or a (dask array, labels) pair."""
+    """CoCoA+ on ``data``: a block directory's path or a (dask array, labels) pair; the
+    estimator's defaults where the command line gives nothing."""
     from dualsvm.dask import LinearSVC
 
+    given = {name: getattr(args, name) for name in ("max_rounds", "local_epochs")
+             if getattr(args, name) is not None}
     model = LinearSVC(C=args.C, loss=loss, fit_intercept=False, gap_tol=args.gap_tol,
-                      max_rounds=args.max_rounds, local_epochs=args.local_epochs,
                       n_partitions=K, memory=memory, sigma=sigma, time_limit=args.time_limit,
-                      random_state=0)
+                      random_state=0, **given)
     start = time.perf_counter()
     model.fit(*(data if isinstance(data, tuple) else (data,)))
     seconds = time.perf_counter() - start
@@ -111,6 +128,7 @@ def cocoa(data, loss, K, memory, args, sigma="K"):
             "sigma_option": sigma, "seconds": seconds,
             "rounds_seconds": rounds_seconds, "load_seconds": seconds - rounds_seconds,
             "rounds": model.n_rounds_, "primal": float(model.primal_[0]),
+            "local_epochs": float(np.mean([r["local_epochs"] for r in model.history_])),
             "dual": float(model.dual_[0]), "gap": float(model.gap_[0]), "status": model.status_,
             "mb_per_round": float(np.mean([r["bytes"] for r in model.history_])) / 2**20,
             "threads": f"{args.workers} workers x 1"}
@@ -147,6 +165,172 @@ def best(runs):
     return chosen
 
 
+#: The kernel part's sets: (training files, test file or None).
+KERNEL_SETS = {"ijcnn1": (["ijcnn1.bz2"], "ijcnn1.t.bz2"),
+               "ijcnn1-all": (["ijcnn1.bz2", "ijcnn1.t.bz2"], None)}
+#: C and gamma when benchmarks/results/kernel_tuned_params.json does not name ijcnn1
+#: (the values bench_kernel.py --part search found: 10000 rows, 3 folds).
+DEFAULT_TUNED = {"C": 8.0, "gamma": 2.0}
+
+
+def tuned_params(name="ijcnn1"):
+    """(C, gamma, where they come from) of the grid search for ``name``."""
+    path = os.path.join(RESULTS_DIR, "kernel_tuned_params.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            for r in json.load(f)["results"]:
+                if r["dataset"] == name:
+                    return r["C"], r["gamma"], "benchmarks/results/kernel_tuned_params.json"
+    return DEFAULT_TUNED["C"], DEFAULT_TUNED["gamma"], "bench_kernel.py --part search (kbench)"
+
+
+def kernel_data(name):
+    """(dense X, y, test X or None, test y or None) of a kernel set."""
+    from sklearn.datasets import load_svmlight_file
+
+    files, test = KERNEL_SETS[name]
+    parts = [load_svmlight_file(str(DATA_DIR / f), n_features=22) for f in files]
+    X = np.vstack([p[0].toarray() for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    if test is None:
+        return X, y, None, None
+    Xt, yt = load_svmlight_file(str(DATA_DIR / test), n_features=22)
+    return X, y, Xt.toarray(), yt
+
+
+def kernel_in_memory(X, y, params, threads):
+    """dualsvm.SVC on ``threads`` threads (Numba's pool)."""
+    import numba
+
+    from dualsvm import SVC
+
+    numba.set_num_threads(threads)
+    try:
+        model = SVC(**params)
+        with Clock() as clock:
+            model.fit(X, y)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return model, {"solver": f"SVC ({model.solver_used_}, in memory)", "threads": str(threads),
+                   **clock.timing, "iterations": int(model.n_iter_[0])}
+
+
+def kernel_on_cluster(client, X, y, params, workers):
+    """dualsvm.dask.SVC on ``client``'s cluster, the rows in one chunk a worker."""
+    import dask.array as da
+
+    from dualsvm.dask import SVC
+
+    Xd = da.from_array(X, chunks=(-(-X.shape[0] // workers), X.shape[1]))
+    model = SVC(**params)
+    with client.as_current(), Clock() as clock:
+        model.fit(Xd, y)
+    history = model.history_[0]
+    last = history[-1]
+    return model, {"solver": f"dask SVC, {workers} worker(s)", "threads": f"{workers} x 1",
+                   **clock.timing, "iterations": int(model.n_iter_[0]),
+                   "load_seconds": clock.seconds - last["seconds"],
+                   "exchange_seconds": last["exchange_seconds"],
+                   "worker_seconds": last["worker_seconds"],
+                   "bytes_per_iteration": float(np.mean([r["bytes"] for r in history])),
+                   "kernel_evaluations": int(last["kernel_evaluations"]),
+                   "working_set": int(last["working_set"])}
+
+
+def kernel_part(args):
+    """The kernel part (module docstring)."""
+    from distributed import Client, LocalCluster
+
+    args.name = args.name or "dask_kernel"
+    info = machine()
+    C, gamma, source = tuned_params()
+    common = dict(C=C, kernel="rbf", gamma=gamma, tol=1e-3, cache_size=args.cache_mb)
+    rows = []
+    clusters = {w: LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
+                                dashboard_address=None) for w in args.workers_list}
+    clients = {w: Client(cluster, set_as_default=False) for w, cluster in clusters.items()}
+    try:
+        tiny = (np.eye(40, 22) + 0.1, np.arange(40) % 2)
+        for w, client in clients.items():  # compile on every worker before any clock
+            kernel_on_cluster(client, *tiny, common, w)
+        kernel_in_memory(*tiny, common, 1)
+        for name in args.kernel_sets:
+            X, y, Xt, yt = kernel_data(name)
+            fits = {f"memory-{t}": (lambda t=t: kernel_in_memory(X, y, common, t))
+                    for t in (1, 2)}
+            fits.update({f"dask-{w}": (lambda w=w: kernel_on_cluster(clients[w], X, y, common, w))
+                         for w in args.workers_list})
+            models = {}
+
+            def timed(fit, key):
+                def run():
+                    model, record = fit()
+                    models[key] = model
+                    return record
+                return run
+
+            chosen = best_of(args.repeats, {k: timed(f, k) for k, f in fits.items()},
+                             log=lambda m: print(m, flush=True))
+            reference = models["memory-2"].dual_[0]
+            for key, r in chosen.items():
+                model = models[key]
+                r.update(data=name, n=X.shape[0], d=X.shape[1], C=C, gamma=gamma,
+                         dual=float(model.dual_[0]), gap=float(model.gap_[0]),
+                         status=model.status_[0], n_support=int(len(model.support_)),
+                         dual_vs_memory=(float(model.dual_[0]) - reference) / abs(reference),
+                         accuracy=None if Xt is None else float(model.score(Xt, yt)))
+                rows.append(r)
+                print(f"{name:>11} {r['solver']:>28} {r['seconds']:8.2f} s "
+                      f"{r['iterations']:6d} it dual {r['dual']:.10g} "
+                      f"({r['dual_vs_memory']:+.1e})", flush=True)
+    finally:
+        for client in clients.values():
+            client.close()
+        for cluster in clusters.values():
+            cluster.close()
+    info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    rows, commands = merged(args, rows)
+    with open(os.path.join(args.output_dir, args.name) + ".md", "w") as f:
+        f.write(kernel_markdown(rows, commands, info, args, source))
+
+
+def kernel_markdown(rows, commands, info, args, source):
+    lines = ["# Kernel SVC on Dask (the distributed working sets) and in memory\n",
+             "Commands:\n", *[f"    {c}" for c in commands], "",
+             *machine_lines(info, info["load_average_at_end"]), "",
+             f"RBF, C and gamma from {source}, tol 1e-3, kernel cache {args.cache_mb:g} MB "
+             "(in memory: float32 columns of all rows; on the cluster: float64 columns of "
+             "each worker's rows, per worker). Best of "
+             f"{args.repeats}. In-memory SVC on 1 and 2 threads; dask SVC on LocalClusters "
+             "of 1, 2, 4 worker processes of one thread each (4 processes share the 2 "
+             "cores). `iterations`: working sets (outer iterations). `load s`: building the "
+             "partitions from the dask array, inside the wall time. `exchange s`: the round "
+             "trips (the iterations but the client's sub-problems); `worker s`: the busiest "
+             "worker's part of them. `q`: the working set. `bytes/it`: between the client "
+             "and the workers per iteration. `dual vs memory`: (D - D_memory) / D_memory, "
+             "against in-memory SVC on 2 threads.\n"]
+    current = None
+    for r in rows:
+        if r["data"] != current:
+            current = r["data"]
+            lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, C = {r['C']:g}, "
+                      f"gamma = {r['gamma']:g}\n",
+                      "| solver | threads | wall s | load s | exchange s | worker s | iterations "
+                      "| q | KB/it | kernel evals | dual | dual vs memory | nSV | test acc. | "
+                      "status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        nan = float("nan")
+        accuracy = "" if r.get("accuracy") is None else f"{r['accuracy']:.4f}"
+        lines.append(
+            f"| {r['solver']} | {r['threads']} | {r['seconds']:.2f} | "
+            f"{r.get('load_seconds', nan):.2f} | {r.get('exchange_seconds', nan):.2f} | "
+            f"{r.get('worker_seconds', nan):.2f} | {r['iterations']} | "
+            f"{r.get('working_set', '')} | {r.get('bytes_per_iteration', nan) / 1e3:.0f} | "
+            f"{r.get('kernel_evaluations', '')} | {r['dual']:.10g} | "
+            f"{r['dual_vs_memory']:+.1e} | {r['n_support']} | {accuracy} | {r['status']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -162,8 +346,10 @@ def main():
                              "its share (default: partitions in memory)")
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--gap-tol", type=float, default=1e-3)
-    parser.add_argument("--local-epochs", type=int, default=5)
-    parser.add_argument("--max-rounds", type=int, default=2000)
+    parser.add_argument("--local-epochs", type=lambda v: v if v == "auto" else int(v),
+                        help="CoCoA+'s local epochs a round (default: the estimator's, auto)")
+    parser.add_argument("--max-rounds", type=int,
+                        help="CoCoA+'s rounds at most (default: the estimator's, 1000)")
     parser.add_argument("--block-mb", type=float, default=0.25)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--time-limit", type=float)
@@ -174,8 +360,19 @@ def main():
                         help="skip single-process DCD (data larger than memory)")
     parser.add_argument("--workdir", default=os.path.join("/tmp", "dualsvm-bench-dask"))
     parser.add_argument("--output-dir", default=str(RESULTS_DIR))
-    parser.add_argument("--name", default="dask")
+    parser.add_argument("--name", help="results file name (default dask, dask_kernel)")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the runs of other sets in the results file (a part run)")
+    parser.add_argument("--part", choices=("linear", "kernel"), default="linear")
+    parser.add_argument("--kernel-sets", nargs="+", default=list(KERNEL_SETS),
+                        choices=list(KERNEL_SETS))
+    parser.add_argument("--workers-list", nargs="+", type=int, default=[1, 2, 4])
+    parser.add_argument("--cache-mb", type=float, default=1000.0,
+                        help="kernel cache, in memory and per worker (default 1000)")
     args = parser.parse_args()
+    if args.part == "kernel":
+        return kernel_part(args)
+    args.name = args.name or "dask"
 
     from distributed import Client, LocalCluster
 
@@ -234,22 +431,39 @@ def main():
                           f"{r['rounds']!s:>5} rounds gap {r['gap']:.1e} "
                           f"(P - D*)/P {r['to_best_dual']:.1e} {r['status']}", flush=True)
     info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    rows, commands = merged(args, rows)
+    with open(os.path.join(args.output_dir, args.name) + ".md", "w") as f:
+        f.write(markdown(rows, commands, info, args))
+
+
+def merged(args, rows):
+    """(every run, the commands that made them): with ``--append``, the runs of the
+    other sets already in the results file are kept; the file is written."""
     os.makedirs(args.output_dir, exist_ok=True)
-    out = os.path.join(args.output_dir, args.name)
-    with open(out + ".json", "w") as f:
-        json.dump({"command": command_line(), "machine": info, "runs": rows}, f, indent=1)
-    with open(out + ".md", "w") as f:
-        f.write(markdown(rows, command_line(), info, args))
+    out = os.path.join(args.output_dir, args.name) + ".json"
+    commands = [command_line()]
+    if args.append and os.path.exists(out):
+        with open(out) as f:
+            old = json.load(f)
+        now = {r["data"] for r in rows}
+        rows = [r for r in old["runs"] if r["data"] not in now] + rows
+        commands = old.get("commands", [old.get("command")]) + commands
+    with open(out, "w") as f:
+        json.dump({"commands": commands, "machine": machine(), "runs": rows}, f, indent=1)
+    return rows, commands
 
 
-def markdown(rows, command, info, args):
+def markdown(rows, commands, info, args):
     budget = ("partitions in the workers' memory" if args.memory is None else
               f"partitions on disk, {args.memory:g} MB of rows per worker")
-    lines = ["# CoCoA+ on Dask, single-process DCD and Spark MLlib\n", f"Command: `{command}`\n",
+    epochs = ("local_epochs='auto' (mean per round in `epochs`)" if args.local_epochs in
+              (None, "auto") else f"{args.local_epochs} local DCD epoch(s) per round")
+    lines = ["# CoCoA+ on Dask, single-process DCD and Spark MLlib\n",
+             "Commands:\n", *[f"    {c}" for c in commands], "",
              *machine_lines(info, info["load_average_at_end"]), "",
              f"C = {args.C:g}, no bias. dualsvm runs stop at a relative duality gap of "
-             f"{args.gap_tol:g} (one function for all); CoCoA+ runs {args.local_epochs} local "
-             f"DCD epoch(s) per round, {budget}; Spark runs L-BFGS to tol {args.spark_tol:g} or "
+             f"{args.gap_tol:g} (one function for all); CoCoA+ runs {epochs}, "
+             f"{budget}; Spark runs L-BFGS to tol {args.spark_tol:g} or "
              f"{args.spark_max_iter} iterations. Best of {args.repeats}. `rounds`: CoCoA+ rounds, "
              "DCD epochs, Spark iterations. `MB/round`: bytes between the client and the "
              "workers per round (w out, updates and certificate sums back, checkpoints). "
@@ -266,12 +480,13 @@ def markdown(rows, command, info, args):
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
                       f"{r['in_memory_mb']:.1f} MB in memory, {r['blocks']} blocks\n",
                       "| loss | solver | threads | wall s | load s | rounds | rounds / K=1 | "
-                      "sigma' | MB/round | primal | rel. gap | (P - D*)/P | status |",
-                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                      "epochs | sigma' | MB/round | primal | rel. gap | (P - D*)/P | status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         lines.append(
             f"| {r['loss']} | {r['solver']} | {r['threads']} | {r['seconds']:.2f} | "
             f"{r.get('load_seconds', float('nan')):.2f} | {r['rounds']} | "
-            f"{r.get('rounds_vs_K1', float('nan')):.2f} | {r.get('sigma', float('nan')):.3g} | "
+            f"{r.get('rounds_vs_K1', float('nan')):.2f} | "
+            f"{r.get('local_epochs', float('nan')):.1f} | {r.get('sigma', float('nan')):.3g} | "
             f"{r.get('mb_per_round', float('nan')):.3f} | "
             f"{r['primal']:.10g} | {r['gap']:.1e} | {r['to_best_dual']:.1e} | {r['status']} |")
     return "\n".join(lines) + "\n"

@@ -500,7 +500,7 @@ class PairSolver:
         return self.primal, self.dual, relative_gap(self.primal, self.dual), b
 
     def counters(self):
-        return {"iterations": self.steps, "outer_iterations": self.outer,
+        return {"iterations": self.steps, "outer_iterations": self.outer, "working_set": self.q,
                 "kernel_evaluations": self.kernel_evaluations, "cache_hits": self.cache_hits,
                 "bytes": self.bytes_sent, "rebuilt": self.partitions.rebuilt,
                 "exchange_seconds": self.exchange_seconds, "worker_seconds": self.worker_seconds}
