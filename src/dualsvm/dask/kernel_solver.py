@@ -14,13 +14,13 @@ where their data are; one iteration is one round trip (:class:`PairSolver`):
 1. The client sends every partition the working set B it solved last (row
    numbers, labels, new a_B and their change d), with the rows of B's members
    that are new in it. Each partition adds Q[k, B] d to G_k from the kernel
-   block of its rows against B, computed by BLAS for the new members and kept in
-   its LRU cache of float64 columns (the half of B kept from the set before is
-   always there: the cache holds 2q columns or more), and takes its a_i in B.
+   block of its rows against B, computed for the new members and kept in its LRU
+   cache of float64 columns (the columns of the set before are always there: the
+   cache holds 2q columns or more), and takes its a_i in B.
 2. Each partition answers with its candidates for the next set: its rows in the
    kept half of B and, by LIBSVM's score -y_i G_i, its ``need = q - |kept|`` most
    violating variables of each side (I_up from the top, I_low from the bottom):
-   their a, G, C_i, labels and the rows the client does not hold, and five sums
+   their a, G, C_i, labels and the rows the client does not hold, and six sums
    for the certificate.
 3. The client runs the same selection (``select_working_set``) over the
    candidates in row order: each side's ``need`` best of all rows are among the
@@ -32,11 +32,11 @@ where their data are; one iteration is one round trip (:class:`PairSolver`):
 It stops as ``WorkingSetSMO`` does, at a maximal violation below
 ``STOP_RATIO * tol``: the model is in-memory SVC's to the tolerance.
 
-**Traffic** per iteration and worker: out, 3q numbers and the rows of B's new
-members (about q/2 rows); back, at most 2q candidates (4 numbers each and their
-rows). Kernel work is split by rows: each worker computes K(its rows, the new
-members of B), q/2 columns of its length, and no worker ever holds another's rows
-beyond the working set.
+**Traffic** per iteration and worker: out, 4 numbers for each of the q members
+of B and the rows of its new members (q/2 after the first iteration); back, at most
+1.5q candidates (5 numbers each) and the rows of q of them. Kernel work is split by
+rows: each worker computes K(its rows, the new members of B), and no worker ever
+holds another's rows beyond the working set.
 
 **Certificate.** The columns are float64, so G is exact to rounding, and the
 partitions' sums give in O(n / K) each
