@@ -5,10 +5,11 @@ A kernel SVM on a Dask cluster
 :class:`dualsvm.dask.SVC` trains LIBSVM's C-SVC with the rows on the workers: here a
 LocalCluster of two workers (threads of this process, as a gallery script needs;
 ``processes=True`` or a real cluster's ``Client("tcp://HOST:8786")`` change nothing
-else), two interleaved moons split into three row chunks. Each iteration the client picks the working set from the workers'
-candidates and solves it; the workers update their part of the gradient. The model
-is in-memory :class:`dualsvm.SVC`'s (the same dual objective), and the decision
-values over a grid are computed lazily on the workers, the model sent to each once.
+else), two interleaved moons split into three row chunks. Each iteration the client
+picks the working set from the workers' candidates and solves it; the workers update
+their part of the gradient. The model is in-memory :class:`dualsvm.SVC`'s (the same
+dual objective), and the decision values over a grid are computed lazily on the
+workers, the model sent to each once.
 """
 
 import dask.array as da

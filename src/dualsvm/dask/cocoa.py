@@ -70,10 +70,10 @@ model.
 **Local work.** ``local_epochs='auto'`` (:meth:`CoCoA._choose_local_epochs`)
 gives each round as many local epochs as the time the last rounds spent outside
 the workers' local work (sending w, the search, the scheduler): a round then
-computes at least half its time, and more local work where the network is slow.
-On a LocalCluster of 2 processes that was 5 to 90 epochs a round for a9a, w8a
-and ijcnn1 with 1 to 8 partitions, where one epoch a round stopped at 100 rounds
-with gaps of 3e-3 to 0.1 (benchmarks/results/dask.md).
+computes at least half its time, and more where the network is slow. One epoch a
+round, the default before, stopped at 100 rounds short of a gap of 1e-3 on a9a in
+4 partitions (benchmarks/results/dask.md has the rounds and epochs of the
+automatic rule).
 
 A round is all or nothing: a partition keeps its step pending until the next
 call tells it the round was applied and with which (t_k, u_k) (else it drops
@@ -316,9 +316,7 @@ def local_round(part, w, start_w, beta, steps, applied, round_number, sigma, loc
     loss = np.zeros(len(w))
     dual = np.zeros(len(w))
     violation = 0.0
-    epochs = 0
     for epoch in range(local_epochs):
-        epochs += 1
         for rows, problems in part.pieces(generator):
             for p, problem in enumerate(problems):
                 if epoch == 0:
@@ -361,7 +359,7 @@ def local_round(part, w, start_w, beta, steps, applied, round_number, sigma, loc
                      np.einsum("pi,pi->p", kkt * part.diag, kkt)], axis=1)
     part.pending = (step, kkt, dw, dr)
     return {"dw": dw, "dr": dr, "sums": sums, "loss": loss, "dual": dual, "violation": violation,
-            "epochs": epochs, "seconds": time.perf_counter() - started}
+            "epochs": epoch + 1, "seconds": time.perf_counter() - started}
 
 
 def partition_alpha(part, applied, steps):
@@ -491,7 +489,7 @@ class CoCoA:
         self.workers = live_workers(self.client)
         self.holders = [self.workers[k % len(self.workers)] for k in range(len(sources))]
         self.parts = [source(None, 0, holder) for source, holder in zip(sources, self.holders)]
-        check_built(client, self.parts, self.holders)  # bad data: an error now, named by its partition
+        check_built(client, self.parts, self.holders)  # bad data: an error now, by partition
 
     # ------------------------------------------------------------ run_epochs
     def epoch(self):

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from ..data.validation import check_classes, class_weights, random_generator
+from ..data.validation import class_weights, random_generator
 from ..solvers import Stopping, run_epochs
 from ..training.fitted import LinearFit
 from .cocoa import CoCoA, DiskPartition, build_partition, problem_classes

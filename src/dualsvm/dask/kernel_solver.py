@@ -70,8 +70,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data.svmlight import format_label
-from ..data.validation import canonical
 from ..data.rows import kernel_rows
+from ..data.validation import canonical
 from ..kernels import MIN_SLOTS, make_kernel, squared_row_norms
 from ..kernels.blocks import dense_points
 from ..problems.box import dual_parameters
@@ -336,7 +336,6 @@ def cluster_working_set(n_samples, n_slots, requested=None):
     return 1 << (limit.bit_length() - 1)
 
 
-
 class Partitions:
     """The data's partitions on the workers (futures of :class:`KernelPartition`),
     each rebuilt from its source on another worker when its own is lost.
@@ -412,7 +411,7 @@ class PairSolver:
     cache_bytes : float
         Each partition's column cache.
     working_set : int or None
-        q (None: ``working_set_size`` of the pair's rows and the smallest cache).
+        q (None: :func:`cluster_working_set` of the pair's rows and the smallest cache).
     alpha : ndarray or None
         Warm start: a_i by row number (0 off the pair), feasible (y'a = 0).
     """
