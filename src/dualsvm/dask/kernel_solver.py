@@ -69,8 +69,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..data.svmlight import format_label
 from ..data.rows import kernel_rows
+from ..data.svmlight import format_label
 from ..data.validation import canonical
 from ..kernels import MIN_SLOTS, make_kernel, squared_row_norms
 from ..kernels.blocks import dense_points
