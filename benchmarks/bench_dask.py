@@ -29,7 +29,7 @@ from a dask array; Spark does not run on it.
 **Kernel part** (``--part kernel``): ``dualsvm.dask.SVC`` (the distributed working-set
 solver) on LocalClusters of 1, 2 and 4 worker processes of one thread each, beside
 in-memory ``dualsvm.SVC`` (its solver 'auto': the working sets, on 1 and 2 threads),
-on ijcnn1 (the training file) and ijcnn1-all (training and test files, 141691 rows),
+on ijcnn1 (the training file) and ijcnn1+t (training and test files, 141691 rows),
 RBF at the C and gamma of the grid search in
 ``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py ``--part
 search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
@@ -42,7 +42,7 @@ compared with the in-memory one.
 Usage (a quiet machine)::
 
     python benchmarks/bench_dask.py                     # a9a, w8a, ijcnn1
-    python benchmarks/bench_dask.py --part kernel       # ijcnn1, ijcnn1-all on 1, 2, 4 workers
+    python benchmarks/bench_dask.py --part kernel       # ijcnn1, ijcnn1+t on 1, 2, 4 workers
     # a converted directory larger than memory: partitions on disk, one pass a round
     python benchmarks/bench_dask.py --dataset-dir DIR --memory 2048 --local-epochs 1 \\
         --C 0.001 --repeats 1 --no-single --name dask_10gb
@@ -53,14 +53,15 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (DATA_DIR, RESULTS_DIR, Clock, best_of, command_line, machine,  # noqa: E402
-                    machine_lines)
+from common import (RESULTS_DIR, Clock, best_of, data_file, load,  # noqa: E402
+                    merge, new_record, page, write_results)
 
-SETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2", "disjoint": None}
+SETS = ("a9a", "w8a", "ijcnn1", "disjoint")  # disjoint: made here (Disjoint), the others' files
 LOSSES = ("hinge", "squared_hinge")
 
 
@@ -101,11 +102,11 @@ def converted(name, args):
     from dualsvm.outofcore import DiskDataset
     from dualsvm.outofcore import convert
 
-    if SETS[name] is None:
+    if name == "disjoint":
         return Disjoint()
     path = os.path.join(args.workdir, f"{name}-{args.block_mb:g}")
     if not os.path.isdir(path):
-        convert(str(DATA_DIR / SETS[name]), path, block_mb=args.block_mb, shuffle=True, seed=0)
+        convert(str(data_file(name)), path, block_mb=args.block_mb, shuffle=True, seed=0)
     return DiskDataset(path)
 
 
@@ -150,7 +151,7 @@ def single(X, y, loss, args):
 def spark(name, X, y, args):
     import spark_peer
 
-    out = spark_peer.spark_linear_svc(DATA_DIR / SETS[name], args.C, max_iter=args.spark_max_iter,
+    out = spark_peer.spark_linear_svc(data_file(name), args.C, max_iter=args.spark_max_iter,
                                       tol=args.spark_tol, n_features=X.shape[1], threads=2)
     # Spark's column j is our column j, its positive class the larger label (spark_peer)
     primal = spark_peer.hinge_primal(X, y, out["coef"], args.C)
@@ -165,37 +166,25 @@ def best(runs):
     return chosen
 
 
-#: The kernel part's sets: (training files, test file or None).
-KERNEL_SETS = {"ijcnn1": (["ijcnn1.bz2"], "ijcnn1.t.bz2"),
-               "ijcnn1-all": (["ijcnn1.bz2", "ijcnn1.t.bz2"], None)}
-#: C and gamma when benchmarks/results/kernel_tuned_params.json does not name ijcnn1
-#: (the values bench_kernel.py --part search found: 10000 rows, 3 folds).
-DEFAULT_TUNED = {"C": 8.0, "gamma": 2.0}
+#: The kernel part's sets, named as bench_kernel.py names them (ijcnn1+t: ijcnn1's
+#: training and test files stacked; its C and gamma are ijcnn1's).
+KERNEL_SETS = ("ijcnn1", "ijcnn1+t")
 
 
 def tuned_params(name="ijcnn1"):
-    """(C, gamma, where they come from) of the grid search for ``name``."""
-    path = os.path.join(RESULTS_DIR, "kernel_tuned_params.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            for r in json.load(f)["results"]:
-                if r["dataset"] == name:
-                    return r["C"], r["gamma"], "benchmarks/results/kernel_tuned_params.json"
-    return DEFAULT_TUNED["C"], DEFAULT_TUNED["gamma"], "bench_kernel.py --part search (kbench)"
+    """C and gamma of ``name`` from bench_kernel.py's grid search (--part search)."""
+    params = json.loads((RESULTS_DIR / "kernel_tuned_params.json").read_text())
+    chosen, = [r for r in params["results"] if r["dataset"] == name]
+    return chosen["C"], chosen["gamma"]
 
 
 def kernel_data(name):
     """(dense X, y, test X or None, test y or None) of a kernel set."""
-    from sklearn.datasets import load_svmlight_file
-
-    files, test = KERNEL_SETS[name]
-    parts = [load_svmlight_file(str(DATA_DIR / f), n_features=22) for f in files]
-    X = np.vstack([p[0].toarray() for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    if test is None:
-        return X, y, None, None
-    Xt, yt = load_svmlight_file(str(DATA_DIR / test), n_features=22)
-    return X, y, Xt.toarray(), yt
+    X, y = load("ijcnn1")
+    Xt, yt = load("ijcnn1", "test")
+    if name == "ijcnn1+t":
+        return np.vstack([X.toarray(), Xt.toarray()]), np.concatenate([y, yt]), None, None
+    return X.toarray(), y, Xt.toarray(), yt
 
 
 def kernel_in_memory(X, y, params, threads):
@@ -242,8 +231,8 @@ def kernel_part(args):
     from distributed import Client, LocalCluster
 
     args.name = args.name or "dask_kernel"
-    info = machine()
-    C, gamma, source = tuned_params()
+    record = new_record()
+    C, gamma = tuned_params()
     common = dict(C=C, kernel="rbf", gamma=gamma, tol=1e-3, cache_size=args.cache_mb)
     rows = []
     clusters = {w: LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
@@ -288,17 +277,14 @@ def kernel_part(args):
             client.close()
         for cluster in clusters.values():
             cluster.close()
-    info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    rows, commands = merged(args, rows)
-    with open(os.path.join(args.output_dir, args.name) + ".md", "w") as f:
-        f.write(kernel_markdown(rows, commands, info, args, source))
+    record["results"] = rows
+    save(record, args, kernel_markdown)
 
 
-def kernel_markdown(rows, commands, info, args, source):
-    lines = ["# Kernel SVC on Dask (the distributed working sets) and in memory\n",
-             "Commands:\n", *[f"    {c}" for c in commands], "",
-             *machine_lines(info, info["load_average_at_end"]), "",
-             f"RBF, C and gamma from {source}, tol 1e-3, kernel cache {args.cache_mb:g} MB "
+def kernel_markdown(record, args):
+    lines = ["RBF, C and gamma from benchmarks/results/kernel_tuned_params.json (bench_kernel.py "
+             "--part search; ijcnn1+t: ijcnn1's training and test files, ijcnn1's values), "
+             "tol 1e-3, kernel cache {args.cache_mb:g} MB "
              "(in memory: float32 columns of all rows; on the cluster: float64 columns of "
              "each worker's rows, per worker). Best of "
              f"{args.repeats}. In-memory SVC on 1 and 2 threads; dask SVC on LocalClusters "
@@ -310,7 +296,7 @@ def kernel_markdown(rows, commands, info, args, source):
              "and the workers per iteration. `dual vs memory`: (D - D_memory) / D_memory, "
              "against in-memory SVC on 2 threads.\n"]
     current = None
-    for r in rows:
+    for r in record["results"]:
         if r["data"] != current:
             current = r["data"]
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, C = {r['C']:g}, "
@@ -328,7 +314,7 @@ def kernel_markdown(rows, commands, info, args, source):
             f"{r.get('working_set', '')} | {r.get('bytes_per_iteration', nan) / 1e3:.0f} | "
             f"{r.get('kernel_evaluations', '')} | {r['dual']:.10g} | "
             f"{r['dual_vs_memory']:+.1e} | {r['n_support']} | {accuracy} | {r['status']} |")
-    return "\n".join(lines) + "\n"
+    return page("Kernel SVC on Dask (the distributed working sets) and in memory", record, lines)
 
 
 def main():
@@ -361,7 +347,7 @@ def main():
     parser.add_argument("--workdir", default=os.path.join("/tmp", "dualsvm-bench-dask"))
     parser.add_argument("--output-dir", default=str(RESULTS_DIR))
     parser.add_argument("--name", help="results file name (default dask, dask_kernel)")
-    parser.add_argument("--append", action="store_true",
+    parser.add_argument("--merge", action="store_true",
                         help="keep the runs of other sets in the results file (a part run)")
     parser.add_argument("--part", choices=("linear", "kernel"), default="linear")
     parser.add_argument("--kernel-sets", nargs="+", default=list(KERNEL_SETS),
@@ -380,11 +366,12 @@ def main():
     from dualsvm.outofcore import convert
 
     os.makedirs(args.workdir, exist_ok=True)
-    info = machine()
+    record = new_record()
+    info = record["machine"]
     targets = [(name, converted(name, args)) for name in ([] if args.dataset_dir else args.sets)]
     targets += [(os.path.basename(os.path.normpath(d)), DiskDataset(d)) for d in args.dataset_dir]
     args.sigma = [v if v in ("K", "adaptive") else float(v) for v in args.sigma]
-    if not args.no_spark and not args.dataset_dir and any(SETS[n] for n in args.sets):
+    if not args.no_spark and not args.dataset_dir and any(n != "disjoint" for n in args.sets):
         import spark_peer
 
         info["pyspark"] = spark_peer.ensure_pyspark(spark_peer.ensure_java())
@@ -394,7 +381,7 @@ def main():
         # compile the kernels on every worker before any clock
         warm_up = os.path.join(args.workdir, "warm-up")
         tiny = DiskDataset(warm_up) if os.path.isdir(warm_up) else convert(
-            str(DATA_DIR / "heart_scale"), warm_up, block_mb=0.004)
+            str(data_file("heart_scale")), warm_up, block_mb=0.004)
         for loss in args.losses:
             cocoa(str(tiny.path), loss, 2, None, argparse.Namespace(**{**vars(args), "max_rounds": 2}))
         for name, ds in targets:
@@ -430,38 +417,25 @@ def main():
                     print(f"{name:>10} {loss:>13} {r['solver']:>18} {r['seconds']:8.2f} s "
                           f"{r['rounds']!s:>5} rounds gap {r['gap']:.1e} "
                           f"(P - D*)/P {r['to_best_dual']:.1e} {r['status']}", flush=True)
-    info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    rows, commands = merged(args, rows)
-    with open(os.path.join(args.output_dir, args.name) + ".md", "w") as f:
-        f.write(markdown(rows, commands, info, args))
+    record["results"] = rows
+    save(record, args, markdown)
 
 
-def merged(args, rows):
-    """(every run, the commands that made them): with ``--append``, the runs of the
-    other sets already in the results file are kept; the file is written."""
-    os.makedirs(args.output_dir, exist_ok=True)
-    out = os.path.join(args.output_dir, args.name) + ".json"
-    commands = [command_line()]
-    if args.append and os.path.exists(out):
-        with open(out) as f:
-            old = json.load(f)
-        now = {r["data"] for r in rows}
-        rows = [r for r in old["runs"] if r["data"] not in now] + rows
-        commands = old.get("commands", [old.get("command")]) + commands
-    with open(out, "w") as f:
-        json.dump({"commands": commands, "machine": machine(), "runs": rows}, f, indent=1)
-    return rows, commands
+def save(record, args, markdown):
+    """The results file and page; with ``--merge``, the runs of the sets this run did not
+    measure are kept from the file (a benchmark made in parts)."""
+    if args.merge:
+        record = merge(Path(args.output_dir) / f"{args.name}.json", record,
+                       key=lambda r: r["data"])
+    write_results(args.output_dir, args.name, record, markdown(record, args))
 
 
-def markdown(rows, commands, info, args):
+def markdown(record, args):
     budget = ("partitions in the workers' memory" if args.memory is None else
               f"partitions on disk, {args.memory:g} MB of rows per worker")
     epochs = ("local_epochs='auto' (mean per round in `epochs`)" if args.local_epochs in
               (None, "auto") else f"{args.local_epochs} local DCD epoch(s) per round")
-    lines = ["# CoCoA+ on Dask, single-process DCD and Spark MLlib\n",
-             "Commands:\n", *[f"    {c}" for c in commands], "",
-             *machine_lines(info, info["load_average_at_end"]), "",
-             f"C = {args.C:g}, no bias. dualsvm runs stop at a relative duality gap of "
+    lines = [f"C = {args.C:g}, no bias. dualsvm runs stop at a relative duality gap of "
              f"{args.gap_tol:g} (one function for all); CoCoA+ runs {epochs}, "
              f"{budget}; Spark runs L-BFGS to tol {args.spark_tol:g} or "
              f"{args.spark_max_iter} iterations. Best of {args.repeats}. `rounds`: CoCoA+ rounds, "
@@ -474,7 +448,7 @@ def markdown(rows, commands, info, args):
              "falling whatever sigma' is. `rounds / K=1`: against K = 1 with the same "
              "sigma' option.\n"]
     current = None
-    for r in rows:
+    for r in record["results"]:
         if r["data"] != current:
             current = r["data"]
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
@@ -489,7 +463,7 @@ def markdown(rows, commands, info, args):
             f"{r.get('local_epochs', float('nan')):.1f} | {r.get('sigma', float('nan')):.3g} | "
             f"{r.get('mb_per_round', float('nan')):.3f} | "
             f"{r['primal']:.10g} | {r['gap']:.1e} | {r['to_best_dual']:.1e} | {r['status']} |")
-    return "\n".join(lines) + "\n"
+    return page("CoCoA+ on Dask, single-process DCD and Spark MLlib", record, lines)
 
 
 if __name__ == "__main__":
