@@ -48,6 +48,22 @@ def test_the_defaults_reach_the_gap_on_a9a_in_four_chunks(client, load, loss):
     assert epochs[0] == 1 and max(epochs) > 1
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["w8a.bz2", "ijcnn1.bz2"])
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_the_defaults_reach_the_gap_on_the_benchmark_sets(client, load_benchmark, name, loss,
+                                                          fit_intercept):
+    X, y = load_benchmark(name)
+    reference = LinearSVC(C=1.0, loss=loss, fit_intercept=fit_intercept, tol=1e-8,
+                          gap_tol=1e-8, max_iter=10000, random_state=0).fit(X, y).primal_[0]
+    for K in (2, 5, 8):
+        Xd = da.from_array(X, chunks=(-(-X.shape[0] // K), X.shape[1]), asarray=False)
+        model = DaskSVC(C=1.0, loss=loss, fit_intercept=fit_intercept, random_state=0).fit(Xd, y)
+        assert model.status_ == "gap" and model.gap_[0] <= 1e-3, (K, model.n_rounds_)
+        assert model.dual_[0] <= reference <= model.primal_[0] <= reference * (1 + 1e-3)
+
+
 def test_a_limit_stops_training_with_a_warning_naming_the_gap(client, load):
     X, y = load("heart_scale")
     Xd = da.from_array(X, chunks=(90, X.shape[1]), asarray=False)

@@ -267,3 +267,15 @@ def test_data_no_single_worker_holds(load):
     assert all(start + 0.6 * cache < used < 0.95 * limit for used in end.values())  # filled
     local = SVC().fit(X, y)
     np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-4)
+
+
+@pytest.mark.slow
+def test_ijcnn1_is_the_in_memory_model(client, load_benchmark):
+    X, y = load_benchmark("ijcnn1.bz2", 22)
+    X = X.toarray()
+    local = SVC(C=8.0, gamma=2.0).fit(X, y)
+    model = DaskSVC(C=8.0, gamma=2.0).fit(as_dask(X, 4), y)
+    np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-5)
+    Xt, yt = load_benchmark("ijcnn1.t.bz2", 22)
+    assert model.score(as_dask(Xt.toarray(), 4), yt) == pytest.approx(local.score(Xt, yt),
+                                                                     abs=1e-4)
