@@ -285,8 +285,9 @@ def test_partitions_on_disk_reach_the_in_memory_objective(client, load, data_dir
 def test_local_time_bounds_the_local_epochs(client, load):
     X, y = load("a9a.bz2")
     Xd = da.from_array(X, chunks=(16300, X.shape[1]), asarray=False)
-    many = DaskSVC(gap_tol=None, max_rounds=2, local_epochs=10**6, local_time=0.2,
-                   random_state=0).fit(Xd, y)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        many = DaskSVC(gap_tol=None, max_rounds=2, local_epochs=10**6, local_time=0.2,
+                       random_state=0).fit(Xd, y)
     assert many.n_rounds_ == 2 and many.history_[-1]["seconds"] < 30
     with pytest.raises(ValueError, match="local_time must be"):
         DaskSVC(local_time=0).fit(Xd, y)
@@ -300,7 +301,9 @@ def test_ctrl_c_returns_the_certified_model(client, load):
         if record["epoch"] == 3:
             raise KeyboardInterrupt
 
-    model = DaskSVC(gap_tol=1e-9, max_rounds=100, callback=interrupt, random_state=0).fit(Xd, y)
+    with pytest.warns(ConvergenceWarning, match="interrupted"):
+        model = DaskSVC(gap_tol=1e-9, max_rounds=100, callback=interrupt,
+                        random_state=0).fit(Xd, y)
     assert model.status_ == "interrupted" and model.n_rounds_ == 3
     assert np.isfinite(model.gap_[0]) and model.dual_[0] <= model.primal_[0]
 

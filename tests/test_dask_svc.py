@@ -65,7 +65,13 @@ def test_binary_with_class_and_sample_weights_is_the_in_memory_model(client, loa
     assert len(set(model.support_) ^ set(local.support_)) <= 0.01 * len(local.support_)
     assert sp.issparse(model.support_vectors_) == (layout == "csr")
     decision = model.decision_function(as_dask(X))
-    assert isinstance(decision, da.Array)
+    assert isinstance(decision, da.Array)  # lazy, every block depending on one model node
+    graph = decision.__dask_graph__()
+    blocks = [key for key in graph if isinstance(key, tuple) and key[0].startswith("_apply")]
+    needs = graph.get_all_dependencies()
+    shared = set.intersection(*(set(needs[key]) for key in blocks)) - set(blocks)
+    assert len(blocks) == 3 and len(shared) == 1
+    assert isinstance(graph[shared.pop()].value, SVC)
     np.testing.assert_allclose(decision.compute(), local.decision_function(X), atol=1e-3)
     assert model.score(as_dask(X), y) == pytest.approx(local.score(X, y))
     records = model.history_[0]
