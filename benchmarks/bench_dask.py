@@ -263,7 +263,7 @@ def kernel_part(args):
             reference = models["memory-2"].dual_[0]
             for key, r in chosen.items():
                 model = models[key]
-                r.update(data=name, n=X.shape[0], d=X.shape[1], C=C, gamma=gamma,
+                r.update(data=name, repeats=args.repeats, n=X.shape[0], d=X.shape[1], C=C, gamma=gamma,
                          dual=float(model.dual_[0]), gap=float(model.gap_[0]),
                          status=model.status_[0], n_support=int(len(model.support_)),
                          dual_vs_memory=(float(model.dual_[0]) - reference) / abs(reference),
@@ -284,10 +284,10 @@ def kernel_part(args):
 def kernel_markdown(record, args):
     lines = ["RBF, C and gamma from benchmarks/results/kernel_tuned_params.json (bench_kernel.py "
              "--part search; ijcnn1+t: ijcnn1's training and test files, ijcnn1's values), "
-             "tol 1e-3, kernel cache {args.cache_mb:g} MB "
+             f"tol 1e-3, kernel cache {args.cache_mb:g} MB "
              "(in memory: float32 columns of all rows; on the cluster: float64 columns of "
-             "each worker's rows, per worker). Best of "
-             f"{args.repeats}. In-memory SVC on 1 and 2 threads; dask SVC on LocalClusters "
+             "each worker's rows, per worker). Best of the runs each set's heading gives. "
+             "In-memory SVC on 1 and 2 threads; dask SVC on LocalClusters "
              "of 1, 2, 4 worker processes of one thread each (4 processes share the 2 "
              "cores). `iterations`: working sets (outer iterations). `load s`: building the "
              "partitions from the dask array, inside the wall time. `exchange s`: the round "
@@ -300,7 +300,7 @@ def kernel_markdown(record, args):
         if r["data"] != current:
             current = r["data"]
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, C = {r['C']:g}, "
-                      f"gamma = {r['gamma']:g}\n",
+                      f"gamma = {r['gamma']:g}, best of {r['repeats']}\n",
                       "| solver | threads | wall s | load s | exchange s | worker s | iterations "
                       "| q | KB/it | kernel evals | dual | dual vs memory | nSV | test acc. | "
                       "status |",
