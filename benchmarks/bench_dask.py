@@ -255,6 +255,7 @@ def kernel_part(args):
                 def run():
                     model, record = fit()
                     models[key] = model
+                    print(f"  {name} {key}: {record['seconds']:.2f} s", flush=True)
                     return record
                 return run
 

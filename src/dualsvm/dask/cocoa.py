@@ -96,7 +96,7 @@ from ..problems.linear import DualProblem
 from ..problems.objectives import relative_gap
 from ..solvers._dcd_jit import dcd_epoch
 from ..solvers.rng import new_state
-from .inputs import check_built, live_workers, wait_or_lost
+from .inputs import check_built, checked_rows, live_workers, wait_or_lost
 
 #: ``local_epochs='auto'``: at most this many local epochs a round, chosen from the
 #: median of the last AUTO_WINDOW rounds' measures (see CoCoA._choose_local_epochs).
@@ -228,24 +228,7 @@ class DiskPartition(_PartitionState):
 def partition_problems(chunk, labels, classes, cost_by_class, loss, bias, bias_scale,
                        where="a partition"):
     """The DualProblem of every binary problem on a chunk of rows, the data checked."""
-    import scipy.sparse as sp
-
-    from ..data.validation import canonical
-
-    if sp.issparse(chunk):
-        X = canonical(sp.csr_matrix(chunk, dtype=np.float64))
-        values = X.data
-    else:
-        X = np.ascontiguousarray(chunk, dtype=np.float64)
-        values = X
-    if X.ndim != 2:
-        raise ValueError(f"{where}: expected a 2-D block of rows, got shape {X.shape}")
-    if not np.isfinite(values).all():
-        raise ValueError(f"{where}: X contains NaN or infinity")
-    labels = np.asarray(labels)
-    if labels.shape != (X.shape[0],):
-        raise ValueError(f"{where}: {X.shape[0]} rows but {labels.shape[0]} labels; the labels "
-                         "must be chunked like the rows of X")
+    X, labels = checked_rows(chunk, labels, where)
     cost = cost_by_class[np.searchsorted(classes, labels)]
     return [DualProblem(X, np.where(labels == classes[k], 1.0, -1.0), cost, loss, bias, bias_scale)
             for k in problem_classes(classes)]

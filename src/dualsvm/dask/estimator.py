@@ -10,7 +10,7 @@ from ..data.validation import class_weights, random_generator
 from ..solvers import Stopping, run_epochs
 from ..training.fitted import LinearFit
 from .cocoa import CoCoA, DiskPartition, build_partition, problem_classes
-from .inputs import ArrayData, DirectoryData, current_client, is_dask
+from .inputs import ArrayData, DirectoryData, accuracy, current_client, is_dask
 
 
 class LinearSVC(ClassifierMixin, BaseEstimator):
@@ -225,11 +225,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy (computed now)."""
-        predicted = self.predict(X)
-        if is_dask(predicted):
-            predicted = predicted.compute()
-        y = y.compute() if is_dask(y) else np.asarray(y)
-        return float(np.average(predicted == y, weights=sample_weight))
+        return accuracy(self.predict(X), y, sample_weight)
 
     def to_fit(self):
         """The :class:`~dualsvm.training.fitted.LinearFit` of this model (what model files hold)."""

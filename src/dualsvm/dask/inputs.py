@@ -207,6 +207,38 @@ class DirectoryData:
                              workers=[worker], allow_other_workers=False)
 
 
+def checked_rows(chunk, labels, where):
+    """(X, labels) of a partition's chunk on its worker: X float64, contiguous or
+    canonical CSR, finite, one label a row (``where`` names the partition in errors)."""
+    import scipy.sparse as sp
+
+    from ..data.validation import canonical
+
+    if sp.issparse(chunk):
+        X = canonical(sp.csr_matrix(chunk, dtype=np.float64))
+        values = X.data
+    else:
+        X = np.ascontiguousarray(chunk, dtype=np.float64)
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{where}: expected a 2-D block of rows, got shape {X.shape}")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{where}: X contains NaN or infinity")
+    labels = np.asarray(labels)
+    if labels.shape != (X.shape[0],):
+        raise ValueError(f"{where}: {X.shape[0]} rows but {labels.shape[0]} labels; the labels "
+                         "must be chunked like the rows of X")
+    return X, labels
+
+
+def accuracy(predicted, y, sample_weight=None):
+    """Mean accuracy of ``predicted`` (a dask array or not, computed now) against y."""
+    if is_dask(predicted):
+        predicted = predicted.compute()
+    y = y.compute() if is_dask(y) else np.asarray(y)
+    return float(np.average(predicted == y, weights=sample_weight))
+
+
 def from_blocks(path, ids, build, *args):
     """``build(rows, labels, *args)`` of the blocks ``ids`` of a block directory (on a worker)."""
     import scipy.sparse as sp

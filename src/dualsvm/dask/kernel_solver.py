@@ -71,7 +71,6 @@ import scipy.sparse as sp
 
 from ..data.rows import kernel_rows
 from ..data.svmlight import format_label
-from ..data.validation import canonical
 from ..kernels import MIN_SLOTS, make_kernel, squared_row_norms
 from ..kernels.blocks import dense_points
 from ..problems.box import dual_parameters
@@ -82,7 +81,7 @@ from ..solvers.ws_smo import MAX_WORKING_SET, STOP_RATIO, working_set_size
 from ..training.fitted import KernelFit, class_pairs
 from ..training.multiclass import BinaryTask, solve_tasks
 from ._kernel_jit import add_columns, fill_columns
-from .inputs import check_built, live_workers, wait_or_lost
+from .inputs import check_built, checked_rows, live_workers, wait_or_lost
 
 #: Each sub-problem is solved until its violation is below max(STOP_RATIO * tol,
 #: INNER_RATIO * its violation at the start), in at most 100 q + 10000 SMO steps
@@ -111,20 +110,7 @@ class KernelPartition:
     """
 
     def __init__(self, X, labels, cost, ids, where="a partition"):
-        if sp.issparse(X):
-            X = canonical(sp.csr_matrix(X, dtype=np.float64))
-            values = X.data
-        else:
-            X = np.ascontiguousarray(X, dtype=np.float64)
-            values = X
-        if X.ndim != 2:
-            raise ValueError(f"{where}: expected a 2-D block of rows, got shape {X.shape}")
-        if not np.isfinite(values).all():
-            raise ValueError(f"{where}: X contains NaN or infinity")
-        labels = np.asarray(labels)
-        if labels.shape != (X.shape[0],):
-            raise ValueError(f"{where}: {X.shape[0]} rows but {labels.shape[0]} labels; the "
-                             "labels must be chunked like the rows of X")
+        X, labels = checked_rows(X, labels, where)
         if isinstance(cost, tuple):
             classes, cost_by_class = cost
             cost = np.asarray(cost_by_class)[np.searchsorted(classes, labels)]

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..data.validation import class_weights, sample_costs
 from ..estimators.svc import SVC as LocalSVC
 from ..training.fitted import libsvm_label_order
-from .inputs import ArrayData, DirectoryData, current_client, is_dask
+from .inputs import ArrayData, DirectoryData, accuracy, current_client, is_dask
 from .kernel_solver import KernelPartition, Partitions, fit_pairs
 
 
@@ -152,11 +152,7 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy (computed now)."""
-        predicted = self.predict(X)
-        if is_dask(predicted):
-            predicted = predicted.compute()
-        y = y.compute() if is_dask(y) else np.asarray(y)
-        return float(np.average(predicted == y, weights=sample_weight))
+        return accuracy(self.predict(X), y, sample_weight)
 
     def _map(self, X, method, dtype):
         check_is_fitted(self)
