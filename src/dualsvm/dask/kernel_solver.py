@@ -313,8 +313,7 @@ def cluster_working_set(n_samples, n_slots, requested=None):
 
     The in-memory solver takes q near n / 100 (``ws_smo.ROWS_PER_VARIABLE``: larger
     sets computed more columns than they saved in selections); here every iteration
-    also costs a round trip, so fewer, larger sets pay (on ijcnn1's first 20000 rows,
-    q = 1024 took a third of the time of q = 128: benchmarks/results/dask_kernel.md).
+    also costs a round trip, so fewer, larger sets pay.
     """
     if requested is not None:
         return working_set_size(n_samples, n_slots, requested)
