@@ -26,23 +26,40 @@ group order, so the K row partitions (K = 1, 2, 4, 8) share no feature: the
 case of rows split by source, where sigma'_min is 1 instead of K. It is trained
 from a dask array; Spark does not run on it.
 
+**Kernel part** (``--part kernel``): ``dualsvm.dask.SVC`` (the distributed working-set
+solver) on LocalClusters of 1, 2 and 4 worker processes of one thread each, beside
+in-memory ``dualsvm.SVC`` (its solver 'auto': the working sets, on 1 and 2 threads),
+on ijcnn1 (the training file) and ijcnn1+t (training and test files, 141691 rows),
+RBF at the C and gamma of the grid search in
+``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py ``--part
+search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
+cluster). All clusters run at once, idle but for the fit timed, so that the runs
+interleave. A dask fit's clock covers building its partitions from a dask array of
+the rows (the client's chunks sent to the workers; ``load s``) and its iterations.
+``bytes/it``: between the client and the workers per iteration. The duals are
+compared with the in-memory one.
+
 Usage (a quiet machine)::
 
     python benchmarks/bench_dask.py                     # a9a, w8a, ijcnn1
+    python benchmarks/bench_dask.py --part kernel       # ijcnn1, ijcnn1+t on 1, 2, 4 workers
     # a converted directory larger than memory: partitions on disk, one pass a round
     python benchmarks/bench_dask.py --dataset-dir DIR --memory 2048 --local-epochs 1 \\
         --C 0.001 --repeats 1 --no-single --name dask_10gb
 """
 
 import argparse
+import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import DATA_DIR, RESULTS_DIR, data_file, new_record, page, write_results  # noqa: E402
+from common import (RESULTS_DIR, Clock, best_of, data_file, load,  # noqa: E402
+                    merge, new_record, page, write_results)
 
 SETS = ("a9a", "w8a", "ijcnn1", "disjoint")  # disjoint: made here (Disjoint), the others' files
 LOSSES = ("hinge", "squared_hinge")
@@ -94,13 +111,15 @@ def converted(name, args):
 
 
 def cocoa(data, loss, K, memory, args, sigma="K"):
-    """CoCoA+ on ``data``: a block directory's path or a (dask array, labels) pair."""
+    """CoCoA+ on ``data``: a block directory's path or a (dask array, labels) pair; the
+    estimator's defaults where the command line gives nothing."""
     from dualsvm.dask import LinearSVC
 
+    given = {name: getattr(args, name) for name in ("max_rounds", "local_epochs")
+             if getattr(args, name) is not None}
     model = LinearSVC(C=args.C, loss=loss, fit_intercept=False, gap_tol=args.gap_tol,
-                      max_rounds=args.max_rounds, local_epochs=args.local_epochs,
                       n_partitions=K, memory=memory, sigma=sigma, time_limit=args.time_limit,
-                      random_state=0)
+                      random_state=0, **given)
     start = time.perf_counter()
     model.fit(*(data if isinstance(data, tuple) else (data,)))
     seconds = time.perf_counter() - start
@@ -110,6 +129,7 @@ def cocoa(data, loss, K, memory, args, sigma="K"):
             "sigma_option": sigma, "seconds": seconds,
             "rounds_seconds": rounds_seconds, "load_seconds": seconds - rounds_seconds,
             "rounds": model.n_rounds_, "primal": float(model.primal_[0]),
+            "local_epochs": float(np.mean([r["local_epochs"] for r in model.history_])),
             "dual": float(model.dual_[0]), "gap": float(model.gap_[0]), "status": model.status_,
             "mb_per_round": float(np.mean([r["bytes"] for r in model.history_])) / 2**20,
             "threads": f"{args.workers} workers x 1"}
@@ -146,6 +166,158 @@ def best(runs):
     return chosen
 
 
+#: The kernel part's sets, named as bench_kernel.py names them (ijcnn1+t: ijcnn1's
+#: training and test files stacked; its C and gamma are ijcnn1's).
+KERNEL_SETS = ("ijcnn1", "ijcnn1+t")
+
+
+def tuned_params(name="ijcnn1"):
+    """C and gamma of ``name`` from bench_kernel.py's grid search (--part search)."""
+    params = json.loads((RESULTS_DIR / "kernel_tuned_params.json").read_text())
+    chosen, = [r for r in params["results"] if r["dataset"] == name]
+    return chosen["C"], chosen["gamma"]
+
+
+def kernel_data(name):
+    """(dense X, y, test X or None, test y or None) of a kernel set."""
+    X, y = load("ijcnn1")
+    Xt, yt = load("ijcnn1", "test")
+    if name == "ijcnn1+t":
+        return np.vstack([X.toarray(), Xt.toarray()]), np.concatenate([y, yt]), None, None
+    return X.toarray(), y, Xt.toarray(), yt
+
+
+def kernel_in_memory(X, y, params, threads):
+    """dualsvm.SVC on ``threads`` threads (Numba's pool)."""
+    import numba
+
+    from dualsvm import SVC
+
+    numba.set_num_threads(threads)
+    try:
+        model = SVC(**params)
+        with Clock() as clock:
+            model.fit(X, y)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return model, {"solver": f"SVC ({model.solver_used_}, in memory)", "threads": str(threads),
+                   **clock.timing, "iterations": int(model.n_iter_[0])}
+
+
+def kernel_on_cluster(client, X, y, params, workers):
+    """dualsvm.dask.SVC on ``client``'s cluster, the rows in one chunk a worker."""
+    import dask.array as da
+
+    from dualsvm.dask import SVC
+
+    Xd = da.from_array(X, chunks=(-(-X.shape[0] // workers), X.shape[1]))
+    model = SVC(**params)
+    with client.as_current(), Clock() as clock:
+        model.fit(Xd, y)
+    history = model.history_[0]
+    last = history[-1]
+    return model, {"solver": f"dask SVC, {workers} worker(s)", "threads": f"{workers} x 1",
+                   **clock.timing, "iterations": int(model.n_iter_[0]),
+                   "load_seconds": clock.seconds - last["seconds"],
+                   "exchange_seconds": last["exchange_seconds"],
+                   "worker_seconds": last["worker_seconds"],
+                   "bytes_per_iteration": float(np.mean([r["bytes"] for r in history])),
+                   "kernel_evaluations": int(last["kernel_evaluations"]),
+                   "working_set": int(last["working_set"])}
+
+
+def kernel_part(args):
+    """The kernel part (module docstring)."""
+    from distributed import Client, LocalCluster
+
+    args.name = args.name or "dask_kernel"
+    record = new_record()
+    C, gamma = tuned_params()
+    common = dict(C=C, kernel="rbf", gamma=gamma, tol=1e-3, cache_size=args.cache_mb)
+    rows = []
+    clusters = {w: LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
+                                dashboard_address=None) for w in args.workers_list}
+    clients = {w: Client(cluster, set_as_default=False) for w, cluster in clusters.items()}
+    try:
+        tiny = (np.eye(40, 22) + 0.1, np.arange(40) % 2)
+        for w, client in clients.items():  # compile on every worker before any clock
+            kernel_on_cluster(client, *tiny, common, w)
+        kernel_in_memory(*tiny, common, 1)
+        for name in args.kernel_sets:
+            X, y, Xt, yt = kernel_data(name)
+            fits = {f"memory-{t}": (lambda t=t: kernel_in_memory(X, y, common, t))
+                    for t in (1, 2)}
+            fits.update({f"dask-{w}": (lambda w=w: kernel_on_cluster(clients[w], X, y, common, w))
+                         for w in args.workers_list})
+            models = {}
+
+            def timed(fit, key):
+                def run():
+                    model, record = fit()
+                    models[key] = model
+                    print(f"  {name} {key}: {record['seconds']:.2f} s", flush=True)
+                    return record
+                return run
+
+            chosen = best_of(args.repeats, {k: timed(f, k) for k, f in fits.items()},
+                             log=lambda m: print(m, flush=True))
+            reference = models["memory-2"].dual_[0]
+            for key, r in chosen.items():
+                model = models[key]
+                r.update(data=name, repeats=args.repeats, n=X.shape[0], d=X.shape[1], C=C, gamma=gamma,
+                         dual=float(model.dual_[0]), gap=float(model.gap_[0]),
+                         status=model.status_[0], n_support=int(len(model.support_)),
+                         dual_vs_memory=(float(model.dual_[0]) - reference) / abs(reference),
+                         accuracy=None if Xt is None else float(model.score(Xt, yt)))
+                rows.append(r)
+                print(f"{name:>11} {r['solver']:>28} {r['seconds']:8.2f} s "
+                      f"{r['iterations']:6d} it dual {r['dual']:.10g} "
+                      f"({r['dual_vs_memory']:+.1e})", flush=True)
+    finally:
+        for client in clients.values():
+            client.close()
+        for cluster in clusters.values():
+            cluster.close()
+    record["results"] = rows
+    save(record, args, kernel_markdown)
+
+
+def kernel_markdown(record, args):
+    lines = ["RBF, C and gamma from benchmarks/results/kernel_tuned_params.json (bench_kernel.py "
+             "--part search; ijcnn1+t: ijcnn1's training and test files, ijcnn1's values), "
+             f"tol 1e-3, kernel cache {args.cache_mb:g} MB "
+             "(in memory: float32 columns of all rows; on the cluster: float64 columns of "
+             "each worker's rows, per worker). Best of the runs each set's heading gives. "
+             "In-memory SVC on 1 and 2 threads; dask SVC on LocalClusters "
+             "of 1, 2, 4 worker processes of one thread each (4 processes share the 2 "
+             "cores). `iterations`: working sets (outer iterations). `load s`: building the "
+             "partitions from the dask array, inside the wall time. `exchange s`: the round "
+             "trips (the iterations but the client's sub-problems); `worker s`: the busiest "
+             "worker's part of them. `q`: the working set. `bytes/it`: between the client "
+             "and the workers per iteration. `dual vs memory`: (D - D_memory) / D_memory, "
+             "against in-memory SVC on 2 threads.\n"]
+    current = None
+    for r in record["results"]:
+        if r["data"] != current:
+            current = r["data"]
+            lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, C = {r['C']:g}, "
+                      f"gamma = {r['gamma']:g}, best of {r['repeats']}\n",
+                      "| solver | threads | wall s | load s | exchange s | worker s | iterations "
+                      "| q | KB/it | kernel evals | dual | dual vs memory | nSV | test acc. | "
+                      "status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        nan = float("nan")
+        accuracy = "" if r.get("accuracy") is None else f"{r['accuracy']:.4f}"
+        lines.append(
+            f"| {r['solver']} | {r['threads']} | {r['seconds']:.2f} | "
+            f"{r.get('load_seconds', nan):.2f} | {r.get('exchange_seconds', nan):.2f} | "
+            f"{r.get('worker_seconds', nan):.2f} | {r['iterations']} | "
+            f"{r.get('working_set', '')} | {r.get('bytes_per_iteration', nan) / 1e3:.0f} | "
+            f"{r.get('kernel_evaluations', '')} | {r['dual']:.10g} | "
+            f"{r['dual_vs_memory']:+.1e} | {r['n_support']} | {accuracy} | {r['status']} |")
+    return page("Kernel SVC on Dask (the distributed working sets) and in memory", record, lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -161,8 +333,10 @@ def main():
                              "its share (default: partitions in memory)")
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--gap-tol", type=float, default=1e-3)
-    parser.add_argument("--local-epochs", type=int, default=5)
-    parser.add_argument("--max-rounds", type=int, default=2000)
+    parser.add_argument("--local-epochs", type=lambda v: v if v == "auto" else int(v),
+                        help="CoCoA+'s local epochs a round (default: the estimator's, auto)")
+    parser.add_argument("--max-rounds", type=int,
+                        help="CoCoA+'s rounds at most (default: the estimator's, 1000)")
     parser.add_argument("--block-mb", type=float, default=0.25)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--time-limit", type=float)
@@ -173,8 +347,19 @@ def main():
                         help="skip single-process DCD (data larger than memory)")
     parser.add_argument("--workdir", default=os.path.join("/tmp", "dualsvm-bench-dask"))
     parser.add_argument("--output-dir", default=str(RESULTS_DIR))
-    parser.add_argument("--name", default="dask")
+    parser.add_argument("--name", help="results file name (default dask, dask_kernel)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the runs of other sets in the results file (a part run)")
+    parser.add_argument("--part", choices=("linear", "kernel"), default="linear")
+    parser.add_argument("--kernel-sets", nargs="+", default=list(KERNEL_SETS),
+                        choices=list(KERNEL_SETS))
+    parser.add_argument("--workers-list", nargs="+", type=int, default=[1, 2, 4])
+    parser.add_argument("--cache-mb", type=float, default=1000.0,
+                        help="kernel cache, in memory and per worker (default 1000)")
     args = parser.parse_args()
+    if args.part == "kernel":
+        return kernel_part(args)
+    args.name = args.name or "dask"
 
     from distributed import Client, LocalCluster
 
@@ -197,7 +382,7 @@ def main():
         # compile the kernels on every worker before any clock
         warm_up = os.path.join(args.workdir, "warm-up")
         tiny = DiskDataset(warm_up) if os.path.isdir(warm_up) else convert(
-            str(DATA_DIR / "heart_scale"), warm_up, block_mb=0.004)
+            str(data_file("heart_scale")), warm_up, block_mb=0.004)
         for loss in args.losses:
             cocoa(str(tiny.path), loss, 2, None, argparse.Namespace(**{**vars(args), "max_rounds": 2}))
         for name, ds in targets:
@@ -233,16 +418,27 @@ def main():
                     print(f"{name:>10} {loss:>13} {r['solver']:>18} {r['seconds']:8.2f} s "
                           f"{r['rounds']!s:>5} rounds gap {r['gap']:.1e} "
                           f"(P - D*)/P {r['to_best_dual']:.1e} {r['status']}", flush=True)
-    record["runs"] = rows
+    record["results"] = rows
+    save(record, args, markdown)
+
+
+def save(record, args, markdown):
+    """The results file and page; with ``--merge``, the runs of the sets this run did not
+    measure are kept from the file (a benchmark made in parts)."""
+    if args.merge:
+        record = merge(Path(args.output_dir) / f"{args.name}.json", record,
+                       key=lambda r: r["data"])
     write_results(args.output_dir, args.name, record, markdown(record, args))
 
 
 def markdown(record, args):
     budget = ("partitions in the workers' memory" if args.memory is None else
               f"partitions on disk, {args.memory:g} MB of rows per worker")
+    epochs = ("local_epochs='auto' (mean per round in `epochs`)" if args.local_epochs in
+              (None, "auto") else f"{args.local_epochs} local DCD epoch(s) per round")
     lines = [f"C = {args.C:g}, no bias. dualsvm runs stop at a relative duality gap of "
-             f"{args.gap_tol:g} (one function for all); CoCoA+ runs {args.local_epochs} local "
-             f"DCD epoch(s) per round, {budget}; Spark runs L-BFGS to tol {args.spark_tol:g} or "
+             f"{args.gap_tol:g} (one function for all); CoCoA+ runs {epochs}, "
+             f"{budget}; Spark runs L-BFGS to tol {args.spark_tol:g} or "
              f"{args.spark_max_iter} iterations. Best of {args.repeats}. `rounds`: CoCoA+ rounds, "
              "DCD epochs, Spark iterations. `MB/round`: bytes between the client and the "
              "workers per round (w out, updates and certificate sums back, checkpoints). "
@@ -253,18 +449,19 @@ def markdown(record, args):
              "falling whatever sigma' is. `rounds / K=1`: against K = 1 with the same "
              "sigma' option.\n"]
     current = None
-    for r in record["runs"]:
+    for r in record["results"]:
         if r["data"] != current:
             current = r["data"]
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
                       f"{r['in_memory_mb']:.1f} MB in memory, {r['blocks']} blocks\n",
                       "| loss | solver | threads | wall s | load s | rounds | rounds / K=1 | "
-                      "sigma' | MB/round | primal | rel. gap | (P - D*)/P | status |",
-                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                      "epochs | sigma' | MB/round | primal | rel. gap | (P - D*)/P | status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         lines.append(
             f"| {r['loss']} | {r['solver']} | {r['threads']} | {r['seconds']:.2f} | "
             f"{r.get('load_seconds', float('nan')):.2f} | {r['rounds']} | "
-            f"{r.get('rounds_vs_K1', float('nan')):.2f} | {r.get('sigma', float('nan')):.3g} | "
+            f"{r.get('rounds_vs_K1', float('nan')):.2f} | "
+            f"{r.get('local_epochs', float('nan')):.1f} | {r.get('sigma', float('nan')):.3g} | "
             f"{r.get('mb_per_round', float('nan')):.3f} | "
             f"{r['primal']:.10g} | {r['gap']:.1e} | {r['to_best_dual']:.1e} | {r['status']} |")
     return page("CoCoA+ on Dask, single-process DCD and Spark MLlib", record, lines)

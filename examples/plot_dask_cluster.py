@@ -24,7 +24,7 @@ with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                   dashboard_address=None) as cluster, Client(cluster):
     for partitions in (1, 2, 4):
         chunks = (-(-len(y) // partitions), X.shape[1])
-        model = LinearSVC(C=1.0, loss="hinge", gap_tol=1e-3, local_epochs=5,
+        model = LinearSVC(C=1.0, loss="hinge", gap_tol=1e-3,  # local_epochs='auto'
                           random_state=0).fit(da.from_array(X, chunks=chunks), y)
         rounds = [record["epoch"] for record in model.history_]  # one record per round
         gaps = [record["gap"] for record in model.history_]

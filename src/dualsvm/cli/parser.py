@@ -51,7 +51,8 @@ class Exit(Exception):
         self.status = status
 
 
-#: CoCoA+'s own options (``train_dask``), refused by every other kind of training.
+#: The options of training on a Dask cluster (``train_dask``; all but --partitions
+#: CoCoA+'s own), refused by every other kind of training.
 COCOA_FLAGS = (("partitions", "--partitions"), ("local_epochs", "--local-epochs"),
                ("local_time", "--local-time"), ("sigma", "--sigma"))
 
@@ -298,15 +299,17 @@ def build_parser():
     train.add_argument("--resume", action="store_true",
                        help="out of core: continue from --checkpoint after a kill")
     train.add_argument("--scheduler", metavar="ADDRESS",
-                       help="train a dataset directory on this Dask cluster by CoCoA+ "
-                            "(e.g. tcp://host:8786; every worker reads its share of the blocks)")
+                       help="train a dataset directory on this Dask cluster, by CoCoA+ or, "
+                            "with a kernel option, LIBSVM's C-SVC by working sets (e.g. "
+                            "tcp://host:8786; every worker reads its share of the blocks)")
     train.add_argument("--workers", type=number(int, "workers", 1), metavar="N",
-                       help="train a dataset directory by CoCoA+ on a local Dask cluster of "
-                            "N worker processes")
+                       help="the same on a local Dask cluster of N worker processes")
     train.add_argument("--partitions", type=number(int, "partitions", 1), metavar="K",
-                       help="CoCoA+: partitions of the rows (default: one per worker)")
+                       help="on a Dask cluster: partitions of the rows (default: one per "
+                            "worker)")
     train.add_argument("--local-epochs", type=number(int, "local-epochs", 1), metavar="N",
-                       help="CoCoA+: DCD epochs on every partition per round (default 5)")
+                       help="CoCoA+: DCD epochs on every partition per round (default: as "
+                            "long as a round's communication)")
     train.add_argument("--local-time", type=number(float, "local-time", 0.0, True),
                        metavar="SECONDS",
                        help="CoCoA+: seconds of local epochs per round on each partition")
@@ -425,8 +428,8 @@ def route(args):
         if args.scheduler is None and args.workers is None:
             for dest, flag in COCOA_FLAGS:
                 if getattr(args, dest) is not None:
-                    raise refuse(flag, "applies to CoCoA+ on a Dask cluster (with --workers "
-                                       "or --scheduler)")
+                    raise refuse(flag, "applies to training on a Dask cluster (with "
+                                       "--workers or --scheduler)")
         if not kernel and args.solver == LIBLINEAR_ONE_CLASS:
             return "train_one_class:run"
         if not kernel and args.solver is not None and args.solver not in LIBLINEAR_TYPES:

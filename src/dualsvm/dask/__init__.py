@@ -1,10 +1,11 @@
-"""Training across machines: CoCoA+ on a Dask cluster (the ``dualsvm[dask]`` extra).
+"""Training across machines on a Dask cluster (the ``dualsvm[dask]`` extra).
 
-:class:`LinearSVC` trains on a dask array chunked by rows, or on a block
-directory written by ``dualsvm convert``; :mod:`.cocoa` is the algorithm.
+:class:`LinearSVC` (CoCoA+, :mod:`.cocoa`) and :class:`SVC` (a kernel working-set
+solver, :mod:`.kernel_solver`) train on a dask array chunked by rows, or on a block
+directory written by ``dualsvm convert``; the rows stay on the workers.
 """
 
-__all__ = ["LinearSVC"]
+__all__ = ["LinearSVC", "SVC"]
 
 
 def __getattr__(name):
@@ -13,4 +14,8 @@ def __getattr__(name):
         from .estimator import LinearSVC
 
         return LinearSVC
+    if name == "SVC":
+        from .svc import SVC
+
+        return SVC
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -61,8 +61,19 @@ fit its budget, and only its per-row vectors stay in memory.
 The certificate is exact and costs no extra pass: at the start of a round every
 worker sums, for the w it received, its rows' losses and the separable dual
 terms of its alpha; those give P(w_r) and D(alpha_r) of the round's starting
-point, whose w_r = A alpha_r. So round r certifies the model w_r, and training
-stops at the first certified gap <= ``gap_tol`` and returns that model.
+point, whose w_r = A alpha_r. Round r certifies the best model so far, the w_s
+(s <= r) of least primal, by P(w_s) - D(alpha_r) (the dual never falls, while
+the primal of the round's w may: the search moves w as far as the dual allows),
+and training stops at the first certified gap <= ``gap_tol`` and returns that
+model.
+
+**Local work.** ``local_epochs='auto'`` (:meth:`CoCoA._choose_local_epochs`)
+gives each round as many local epochs as the time the last rounds spent outside
+the workers' local work (sending w, the search, the scheduler): a round then
+computes at least half its time, and more where the network is slow. One epoch a
+round, the default before, stopped at 100 rounds short of a gap of 1e-3 on a9a in
+4 partitions (benchmarks/results/dask.md has the rounds and epochs of the
+automatic rule).
 
 A round is all or nothing: a partition keeps its step pending until the next
 call tells it the round was applied and with which (t_k, u_k) (else it drops
@@ -85,9 +96,11 @@ from ..problems.linear import DualProblem
 from ..problems.objectives import relative_gap
 from ..solvers._dcd_jit import dcd_epoch
 from ..solvers.rng import new_state
+from .inputs import check_built, checked_rows, live_workers, wait_or_lost
 
-#: Seconds between looks at the cluster while a round runs (to see a lost worker).
-POLL_SECONDS = 0.5
+#: ``local_epochs='auto'``: at most this many local epochs a round, chosen from the
+#: median of the last AUTO_WINDOW rounds' measures (see CoCoA._choose_local_epochs).
+MAX_LOCAL_EPOCHS, AUTO_WINDOW = 100, 5
 
 
 class _PartitionState:
@@ -215,24 +228,7 @@ class DiskPartition(_PartitionState):
 def partition_problems(chunk, labels, classes, cost_by_class, loss, bias, bias_scale,
                        where="a partition"):
     """The DualProblem of every binary problem on a chunk of rows, the data checked."""
-    import scipy.sparse as sp
-
-    from ..data.validation import canonical
-
-    if sp.issparse(chunk):
-        X = canonical(sp.csr_matrix(chunk, dtype=np.float64))
-        values = X.data
-    else:
-        X = np.ascontiguousarray(chunk, dtype=np.float64)
-        values = X
-    if X.ndim != 2:
-        raise ValueError(f"{where}: expected a 2-D block of rows, got shape {X.shape}")
-    if not np.isfinite(values).all():
-        raise ValueError(f"{where}: X contains NaN or infinity")
-    labels = np.asarray(labels)
-    if labels.shape != (X.shape[0],):
-        raise ValueError(f"{where}: {X.shape[0]} rows but {labels.shape[0]} labels; the labels "
-                         "must be chunked like the rows of X")
+    X, labels = checked_rows(chunk, labels, where)
     cost = cost_by_class[np.searchsorted(classes, labels)]
     return [DualProblem(X, np.where(labels == classes[k], 1.0, -1.0), cost, loss, bias, bias_scale)
             for k in problem_classes(classes)]
@@ -345,7 +341,8 @@ def local_round(part, w, start_w, beta, steps, applied, round_number, sigma, loc
                      np.einsum("pi,pi->p", weighted, kkt),
                      np.einsum("pi,pi->p", kkt * part.diag, kkt)], axis=1)
     part.pending = (step, kkt, dw, dr)
-    return {"dw": dw, "dr": dr, "sums": sums, "loss": loss, "dual": dual, "violation": violation}
+    return {"dw": dw, "dr": dr, "sums": sums, "loss": loss, "dual": dual, "violation": violation,
+            "epochs": epoch + 1, "seconds": time.perf_counter() - started}
 
 
 def partition_alpha(part, applied, steps):
@@ -443,7 +440,10 @@ class CoCoA:
                       else float(sigma))
         self.round_sigma = self.sigma  # the sigma' of the last round (its record)
         self.coupling = np.nan  # the measured coupling of the last round's local steps
-        self.local_epochs = int(local_epochs)
+        self.auto_epochs = local_epochs == "auto"
+        self.local_epochs = 1 if self.auto_epochs else int(local_epochs)
+        self.round_epochs = self.local_epochs  # the local epochs of the last round (its record)
+        self.epoch_targets = []  # the automatic rule's measured targets, one per round
         self.local_time = local_time
         self.seed = int(seed)
         self.checkpoint_every = int(checkpoint_every)
@@ -469,24 +469,26 @@ class CoCoA:
         self.alpha = np.zeros(0)  # the dual variables stay on the workers
         self.bytes_sent = 0
         self.rebuilt = 0
-        self.workers = self._workers()
+        self.workers = live_workers(self.client)
         self.holders = [self.workers[k % len(self.workers)] for k in range(len(sources))]
         self.parts = [source(None, 0, holder) for source, holder in zip(sources, self.holders)]
-        for part in self.parts:  # bad data is an error now, named by its partition
-            part.result()
+        check_built(client, self.parts, self.holders)  # bad data: an error now, by partition
 
     # ------------------------------------------------------------ run_epochs
     def epoch(self):
         """One round: every partition's local step, the exact search, w += the steps."""
+        started = time.perf_counter()
         results = None
         while results is None:  # None: a partition was lost and rebuilt; redo the round
             results = self._round()
         self.bytes_sent = sum(r["bytes"] for r in results)
         ww = np.einsum("pj,pj->p", self.w, self.w)
-        self.primal = 0.5 * ww + sum(r["loss"] for r in results)
+        primal = 0.5 * ww + sum(r["loss"] for r in results)
+        better = ~(primal >= self.primal)  # (NaN before the first round)
+        self.primal = np.where(better, primal, self.primal)
+        self.model_w[better] = self.w[better]
         self.dual = sum(r["dual"] for r in results) - 0.5 * ww
         self.gap = np.array([relative_gap(p, d) for p, d in zip(self.primal, self.dual)])
-        self.model_w = self.w.copy()
         self.violation = max(r["violation"] for r in results)
         t, u = np.zeros_like(self.steps[0]), np.zeros_like(self.steps[1])
         change = np.zeros_like(self.w)
@@ -511,6 +513,9 @@ class CoCoA:
         self.steps = (t, u)
         self.last_change = change
         self.rounds += 1
+        self.round_epochs = self.local_epochs
+        if self.auto_epochs:
+            self._choose_local_epochs(results, time.perf_counter() - started)
         if self.rounds - self.saved_round >= self.checkpoint_every:
             self._checkpoint()
         return False
@@ -528,7 +533,7 @@ class CoCoA:
 
     def counters(self):
         return {"bytes": self.bytes_sent, "rebuilt": self.rebuilt, "sigma": self.round_sigma,
-                "coupling": self.coupling}
+                "coupling": self.coupling, "local_epochs": self.round_epochs}
 
     def coef_intercept(self, w, intercept=0.0):
         """(coef, intercept) arrays of the weight rows ``w`` (callbacks)."""
@@ -538,11 +543,18 @@ class CoCoA:
         return coef, np.zeros(len(w))
 
     # ------------------------------------------------------------ internals
-    def _workers(self):
-        workers = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
-        if not workers:
-            raise RuntimeError("the Dask cluster has no workers")
-        return workers
+    def _choose_local_epochs(self, results, seconds):
+        """The automatic local work (``local_epochs='auto'``): the next round's epochs
+        take as long as this round's communication, its ``seconds`` less the busiest
+        worker's local work (the median of the last AUTO_WINDOW rounds' measures)."""
+        busy, per_epoch = {}, {}
+        for holder, r in zip(self.holders, results):
+            busy[holder] = busy.get(holder, 0.0) + r["seconds"]
+            per_epoch[holder] = per_epoch.get(holder, 0.0) + r["seconds"] / r["epochs"]
+        communication = max(seconds - max(busy.values()), 0.0)
+        self.epoch_targets.append(communication / max(max(per_epoch.values()), 1e-9))
+        wanted = float(np.median(self.epoch_targets[-AUTO_WINDOW:]))
+        self.local_epochs = int(np.clip(round(wanted), 1, MAX_LOCAL_EPOCHS))
 
     def _round(self):
         """The results of every partition for this round, or None when a partition
@@ -557,51 +569,22 @@ class CoCoA:
         # out: w, w + beta * change (with momentum), beta, (t, u) of the last round
         out_bytes = (self.w.nbytes * (1 if start_w is None else 2)
                      + beta.nbytes + 2 * self.steps[0][:, 0].nbytes)
-        try:
-            # polled, not distributed.wait: its timeout did not fire once a worker was killed
-            pause, looked = 0.001, time.monotonic()
-            while not all(f.done() for f in futures):
-                time.sleep(pause)
-                pause = min(2 * pause, 0.02)
-                if time.monotonic() - looked < POLL_SECONDS:
-                    continue
-                looked = time.monotonic()
-                alive = set(self._workers())
-                lost = [k for k, f in enumerate(futures)
-                        if not f.done() and self.holders[k] not in alive]
-                if lost:
-                    for f in futures:
-                        f.cancel()
-                    self._rebuild(lost)
-                    return None
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-        results = []
-        lost = []
-        for k, f in enumerate(futures):
-            if f.status == "error":
-                f.result()  # raises the worker's exception
-            if f.status != "finished":
-                lost.append(k)
-                continue
-            r = f.result()
-            if r is None:
-                lost.append(k)
-                continue
-            r["bytes"] = (r["dw"].nbytes + r["dr"].nbytes + r["sums"].nbytes
-                          + 16 * len(r["loss"]) + 8 + out_bytes)
-            results.append(r)
+        lost = wait_or_lost(self.client, futures, self.holders)
+        if not lost:  # None: a partition behind the driver (rebuilt by Dask from its data)
+            results = [f.result() for f in futures]
+            lost = [k for k, r in enumerate(results) if r is None]
         if lost:
             self._rebuild(lost)
             return None
+        for r in results:
+            r["bytes"] = (r["dw"].nbytes + r["dr"].nbytes + r["sums"].nbytes
+                          + 16 * len(r["loss"]) + 8 + out_bytes)
         return results
 
     def _rebuild(self, lost):
         """Rebuild lost partitions from their data with the checkpoint's alpha; w
         drops what they added since."""
-        self.workers = self._workers()
+        self.workers = live_workers(self.client)
         self.momentum_rounds[:] = 1  # w + beta * change no longer matches the partitions
         for k in lost:
             self.w -= self.dw_since[k]

@@ -1,12 +1,16 @@
 """``dualsvm.dask.LinearSVC``: the linear SVM trained by CoCoA+ on a Dask cluster."""
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 
-from ..data.validation import check_classes, class_weights, random_generator
+from ..data.validation import class_weights, random_generator
 from ..solvers import Stopping, run_epochs
 from ..training.fitted import LinearFit
 from .cocoa import CoCoA, DiskPartition, build_partition, problem_classes
+from .inputs import ArrayData, DirectoryData, accuracy, current_client, is_dask
 
 
 class LinearSVC(ClassifierMixin, BaseEstimator):
@@ -16,9 +20,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     out, runs local DCD epochs on every partition (from a point extrapolated by
     Nesterov momentum) and combines their steps, and the steps to the dual point
     their margins ask for, by an exact search that never lowers the dual (see
-    :mod:`dualsvm.dask.cocoa`). Each round certifies the model it started from
-    (primal, dual, relative gap), and training stops at ``gap_tol``. Multi-class: one-vs-rest, all binary
-    problems advancing in the same rounds.
+    :mod:`dualsvm.dask.cocoa`). Each round certifies the best model so far
+    (primal, dual, relative gap), and training stops at ``gap_tol``, with a
+    ConvergenceWarning naming the gap when a limit stops it first. Multi-class:
+    one-vs-rest, all binary problems advancing in the same rounds.
 
     Runs on the current ``distributed.Client``, or on a LocalCluster it starts
     and closes when there is none.
@@ -30,8 +35,14 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     gap_tol : float
         Stop when the largest relative duality gap is at most this.
     max_rounds : int
-    local_epochs : int
+    local_epochs : 'auto' or int
         DCD epochs on every partition per round (at most, with ``local_time``).
+        'auto': as many as take the time of the last rounds' communication
+        (their seconds less the busiest worker's local work; at most
+        ``dualsvm.dask.cocoa.MAX_LOCAL_EPOCHS``), so that a round computes at
+        least half of its time, however slow the network; the number then
+        depends on timing, so only a fixed number gives the same model for the
+        same seed.
     local_time : float or None
         Seconds of local epochs per round on each partition, after the first.
     n_partitions : int or None
@@ -63,7 +74,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     verbose : int
         1: a progress bar over rounds; 2, 3: trace lines.
     random_state : int, RandomState or None
-        Seeds every partition's DCD order: the same seed gives the same model.
+        Seeds every partition's DCD order: the same seed (and a fixed
+        ``local_epochs``) gives the same model.
 
     Attributes
     ----------
@@ -78,15 +90,15 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     status_ : str
         'gap', 'max_iter', 'time_limit', 'callback' or 'interrupted'.
     history_ : list of dict
-        One record per round: seconds, primal, dual, gap (sums and largest gap
-        over the binary problems), bytes (sent between client and workers),
-        rebuilt (partitions rebuilt after a lost worker, so far), sigma (the
-        round's sigma') and coupling (the measured coupling of its local
-        steps, largest over the binary problems).
+        One record per round: seconds, primal (the best so far), dual, gap
+        (sums and largest gap over the binary problems), bytes (sent between
+        client and workers), rebuilt (partitions rebuilt after a lost worker,
+        so far), sigma (the round's sigma'), coupling (the measured coupling of
+        its local steps, largest over the binary problems) and local_epochs.
     """
 
     def __init__(self, C=1.0, *, loss="squared_hinge", fit_intercept=True, intercept_scaling=1.0,
-                 class_weight=None, gap_tol=1e-3, max_rounds=100, local_epochs=1,
+                 class_weight=None, gap_tol=1e-3, max_rounds=1000, local_epochs="auto",
                  local_time=None, n_partitions=None, memory=None, checkpoint_every=5,
                  sigma="K", time_limit=None, callback=None, verbose=0, random_state=None):
         self.C = C
@@ -112,20 +124,20 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         labels y (dask or NumPy, one per row), or on a block directory written by
         ``dualsvm convert`` (y None), whose blocks every worker reads its share of."""
         self._check_params()
-        with _cluster() as client:
+        with current_client() as client:
             if isinstance(X, str) or hasattr(X, "__fspath__"):
-                data = _DirectoryData(X, self.n_partitions, self.memory, client)
+                data = DirectoryData(X, self.n_partitions, client)
             elif self.memory is not None:
                 raise ValueError("memory applies to a block directory (dualsvm convert); "
                                  "the chunks of a dask array are held in memory")
             else:
-                data = _ArrayData(X, y, self.n_partitions)
+                data = ArrayData(X, y, self.n_partitions)
             classes, counts = data.classes()
             cost_by_class = self.C * class_weights(self.class_weight, classes, counts)
             bias = "augmented" if self.fit_intercept else "none"
             n_features = data.n_features
             options = (classes, cost_by_class, self.loss, bias, float(self.intercept_scaling))
-            sources = [data.source(client, k, options) for k in range(data.n_partitions)]
+            sources = [self._source(client, data, k, options) for k in range(data.n_partitions)]
             n_problems = len(problem_classes(classes))
             seed = int(random_generator(self.random_state).integers(2**31))
             solver = CoCoA(client, sources, data.n_rows, n_problems, n_features + (bias == "augmented"),
@@ -146,7 +158,23 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = n_features
         self.n_partitions_ = data.n_partitions
         self.sigma_ = solver.round_sigma
+        stopped = self.to_fit().early_stop()
+        if stopped:
+            warnings.warn(f"{stopped} Increase max_rounds or time_limit, or loosen gap_tol.",
+                          ConvergenceWarning, stacklevel=2)
         return self
+
+    def _source(self, client, data, k, options):
+        """``submit(alpha, completed, worker)``: the build of partition k on ``worker``
+        with that alpha (the future of its :class:`~dualsvm.dask.cocoa.Partition`, or
+        :class:`~dualsvm.dask.cocoa.DiskPartition` with ``memory``)."""
+        where = data.where(k)
+        if self.memory is None:
+            return lambda alpha, completed, worker: data.submit(
+                client, k, worker, build_partition, *options, alpha, completed, where)
+        return lambda alpha, completed, worker: client.submit(
+            DiskPartition, data.path, data.blocks[k], options, self.memory * 2**20, alpha,
+            completed, where, pure=False, workers=[worker], allow_other_workers=False)
 
     def _check_params(self):
         if self.loss not in ("hinge", "squared_hinge"):
@@ -157,6 +185,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
         for name in ("max_rounds", "local_epochs", "checkpoint_every"):
             value = getattr(self, name)
+            if name == "local_epochs" and value == "auto":
+                continue
             if not (isinstance(value, (int, np.integer)) and value >= 1):
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         for name in ("local_time", "memory"):
@@ -175,7 +205,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """x'coef + intercept for every row; lazily (a dask array) for a dask array."""
         coef, intercept = self.coef_, self.intercept_
-        if _is_dask(X):
+        if is_dask(X):
             out = X.map_blocks(_decisions, coef, intercept, dtype=np.float64,
                                chunks=(X.chunks[0],) + ((len(coef),) if len(coef) > 1 else ()),
                                drop_axis=None if len(coef) > 1 else 1)
@@ -189,17 +219,13 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
             picked = (scores > 0).astype(np.intp)
         else:
             picked = scores.argmax(axis=1)
-        if _is_dask(picked):
+        if is_dask(picked):
             return picked.map_blocks(lambda b: self.classes_[b], dtype=self.classes_.dtype)
         return self.classes_[picked]
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy (computed now)."""
-        predicted = self.predict(X)
-        if _is_dask(predicted):
-            predicted = predicted.compute()
-        y = y.compute() if _is_dask(y) else np.asarray(y)
-        return float(np.average(predicted == y, weights=sample_weight))
+        return accuracy(self.predict(X), y, sample_weight)
 
     def to_fit(self):
         """The :class:`~dualsvm.training.fitted.LinearFit` of this model (what model files hold)."""
@@ -223,124 +249,3 @@ def _decisions(X, coef, intercept):
     scores = np.asarray(X @ coef.T) + intercept
     return scores[:, 0] if scores.shape[1] == 1 else scores
 
-
-def _is_dask(value):
-    return type(value).__module__.startswith("dask.")
-
-
-class _cluster:
-    """The current distributed Client, or a LocalCluster for this block."""
-
-    def __enter__(self):
-        from distributed import Client, get_client
-
-        try:
-            self.own = None
-            return get_client()
-        except ValueError:
-            self.own = Client(processes=True, threads_per_worker=1, dashboard_address=None)
-            return self.own
-
-    def __exit__(self, *exc):
-        if self.own is not None:
-            cluster = self.own.cluster
-            self.own.close()
-            cluster.close()
-
-
-class _ArrayData:
-    """A dask array (or a NumPy / SciPy matrix, one chunk) and its labels, by row chunks."""
-
-    def __init__(self, X, y, n_partitions):
-        import dask.array as da
-        import scipy.sparse as sp
-
-        if y is None:
-            raise ValueError("y is required when X is an array (X may be a block directory)")
-        if not _is_dask(X):
-            if not (sp.issparse(X) or isinstance(X, np.ndarray)):
-                X = np.asarray(X)
-            X = da.from_array(X, chunks=(max(X.shape[0], 1), X.shape[1]), asarray=False)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
-        if X.numblocks[1] != 1:
-            raise ValueError(f"X is chunked along its columns too ({X.numblocks[1]} column "
-                             "chunks); chunk it by rows only, e.g. X.rechunk({1: -1})")
-        if n_partitions is not None and n_partitions != X.numblocks[0]:
-            step = -(-X.shape[0] // n_partitions)
-            X = X.rechunk({0: step})
-        self.y = np.asarray(y.compute() if _is_dask(y) else y).ravel()
-        if self.y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {self.y.shape[0]} labels")
-        self.parts = X.to_delayed().ravel()
-        self.n_rows = list(X.chunks[0])
-        self.starts = np.concatenate([[0], np.cumsum(self.n_rows)])
-        self.n_partitions = len(self.n_rows)
-        self.n_features = X.shape[1]
-
-    def classes(self):
-        classes = check_classes(self.y)
-        return classes, np.bincount(np.searchsorted(classes, self.y), minlength=len(classes))
-
-    def source(self, client, k, options):
-        labels = self.y[self.starts[k]:self.starts[k + 1]]
-
-        def submit(alpha, completed, worker):
-            # unrestricted: the chunk's key outlives a worker lost with it, and a
-            # restriction to that worker would keep its recomputation waiting forever
-            chunk = client.compute(self.parts[k])
-            return client.submit(build_partition, chunk, labels, *options, alpha, completed,
-                                 f"partition {k}", pure=False, workers=[worker],
-                                 allow_other_workers=False)
-        return submit
-
-
-class _DirectoryData:
-    """A block directory (``dualsvm convert``): partition k reads blocks k, k + K, ...
-    into its worker's memory, or keeps them on disk with ``memory`` MB."""
-
-    def __init__(self, path, n_partitions, memory, client):
-        from ..outofcore import DiskDataset
-
-        self.dataset = DiskDataset(path)
-        n_workers = len(client.scheduler_info()["workers"])
-        self.n_partitions = min(n_partitions or max(n_workers, 1), max(self.dataset.n_blocks, 1))
-        self.blocks = [list(range(k, self.dataset.n_blocks, self.n_partitions))
-                       for k in range(self.n_partitions)]
-        self.n_rows = [sum(self.dataset.blocks[b]["n_rows"] for b in ids) for ids in self.blocks]
-        self.n_features = self.dataset.n_features
-        self.memory = memory
-
-    def classes(self):
-        labels = np.asarray(self.dataset.labels)
-        if len(labels) < 2:
-            raise ValueError(f"{self.dataset.path}: every row has the label {labels[0]:g}; "
-                             "training needs two classes or more")
-        return labels, np.asarray(self.dataset.label_counts)
-
-    def source(self, client, k, options):
-        path, ids = str(self.dataset.path), self.blocks[k]
-
-        where = f"partition {k} of {path}"
-
-        def submit(alpha, completed, worker):
-            if self.memory is None:
-                return client.submit(_build_from_blocks, path, ids, *options, alpha, completed,
-                                     where, pure=False, workers=[worker],
-                                     allow_other_workers=False)
-            return client.submit(DiskPartition, path, ids, options, self.memory * 2**20, alpha,
-                                 completed, where, pure=False, workers=[worker],
-                                 allow_other_workers=False)
-        return submit
-
-
-def _build_from_blocks(path, ids, *args):
-    import scipy.sparse as sp
-
-    from ..outofcore import DiskDataset
-
-    dataset = DiskDataset(path)
-    blocks = list(dataset.iter_blocks(ids))
-    X = sp.vstack([b.csr() for b in blocks], format="csr")
-    labels = np.concatenate([b.labels for b in blocks])
-    return build_partition(X, labels, *args)

@@ -1,0 +1,684 @@
+"""LIBSVM's C-SVC dual on a Dask cluster: a working-set solver with the rows on the workers.
+
+For one pair of classes (one-vs-one, as LIBSVM splits them), the problem of
+:class:`dualsvm.problems.kernel.KernelDualProblem` with the exact bias::
+
+    min_a f(a) = 1/2 a'(Q + D)a - e'a,   0 <= a_i <= U_i,   y'a = 0,
+    Q_ij = y_i y_j K(x_i, x_j)     ((D_ii, U_i) = (0, C_i) hinge, (1/(2 C_i), inf) squared hinge)
+
+The rows are split into partitions, one worker each (:class:`KernelPartition`),
+and stay there with their a_i and their slice G_k of the gradient G = (Q + D)a - e.
+The algorithm is ThunderSVM's (:mod:`dualsvm.solvers.ws_smo`), its parts placed
+where their data are; one iteration is one round trip (:class:`PairSolver`):
+
+1. The client sends every partition the working set B it solved last (row
+   numbers, labels, new a_B and their change d), with the rows of B's members
+   that are new in it. Each partition adds Q[k, B] d to G_k from the kernel
+   block of its rows against B, computed for the new members and kept in its LRU
+   cache of float64 columns (the columns of the set before are always there: the
+   cache holds 2q columns or more), and takes its a_i in B.
+2. Each partition answers with its candidates for the next set: its rows in the
+   kept half of B and, by LIBSVM's score -y_i G_i, its ``need = q - |kept|`` most
+   violating variables of each side (I_up from the top, I_low from the bottom):
+   their a, G, C_i, labels and the rows the client does not hold, and six sums
+   for the certificate.
+3. The client runs the same selection (``select_working_set``) over the
+   candidates in row order: each side's ``need`` best of all rows are among the
+   partitions' ``need`` best, so the working set and the maximal violation are
+   those the in-memory solver finds on all rows (ties broken in row order). It
+   solves the q-variable sub-problem by SMO in Q[B, B] (``local_smo``, the
+   in-memory solver's), from the rows it received.
+
+It stops as ``WorkingSetSMO`` does, at a maximal violation below
+``STOP_RATIO * tol``: the model is in-memory SVC's to the tolerance.
+
+**Traffic** per iteration and worker: out, 4 numbers for each of the q members
+of B and the rows of its new members (q/2 after the first iteration); back, at most
+1.5q candidates (5 numbers each) and the rows of q of them. Kernel work is split by
+rows: each worker computes K(its rows, the new members of B), and no worker ever
+holds another's rows beyond the working set.
+
+**Certificate.** The columns are float64, so G is exact to rounding, and the
+partitions' sums give in O(n / K) each
+
+    dual     D(a) = 1/2 sum_i a_i (1 - G_i)
+    bias     b: LIBSVM's KKT value (the mean of -y_i G_i over the free variables,
+             else the midpoint of [max over I_up, min over I_low] of it)
+    primal   P(a, b) = 1/2 a'Qa + sum_i C_i loss((Qa)_i + y_i b),  (Qa)_i = G_i + 1 - D_ii a_i
+
+An iteration's primal is taken at the bias of the iteration before (the
+partitions need b before they sum); :meth:`PairSolver.finish` certifies the last
+point at its own b, which is the model's.
+
+**Faults.** The client keeps every a_i (n numbers, as it keeps the labels): it
+is the checkpoint, up to date every iteration. A partition lost with its worker
+is rebuilt from its data on another worker, takes its a_i from the client, its
+gradient from the support vectors (their rows fetched from the partitions) and
+the columns of the current B, and the iteration is redone; the other partitions
+see it was applied and only answer again.
+
+**Warm starts.** ``alpha`` (feasible, y'a = 0) starts every partition the same
+way; this is where a divide-and-conquer level plugs in: each worker solves the
+sub-problems of its clusters, and the last level is this solver started from
+their concatenated a.
+"""
+
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..data.rows import kernel_rows
+from ..data.svmlight import format_label
+from ..kernels import MIN_SLOTS, make_kernel, squared_row_norms
+from ..kernels.blocks import dense_points
+from ..problems.box import dual_parameters
+from ..problems.objectives import kernel_primal, relative_gap
+from ..solvers import Stopping
+from ..solvers._ws_jit import local_smo, select_working_set
+from ..solvers.ws_smo import MAX_WORKING_SET, STOP_RATIO, working_set_size
+from ..training.fitted import KernelFit, class_pairs
+from ..training.multiclass import BinaryTask, solve_tasks
+from ._kernel_jit import add_columns, fill_columns
+from .inputs import check_built, checked_rows, live_workers, wait_or_lost
+
+#: Each sub-problem is solved until its violation is below max(STOP_RATIO * tol,
+#: INNER_RATIO * its violation at the start), in at most 100 q + 10000 SMO steps
+#: (ThunderSVM's, as ``WorkingSetSMO``).
+INNER_RATIO = 0.1
+#: Most bytes of points laid out densely at once (the new rows of B, by feature).
+BLOCK_BYTES = 64 * 2**20
+
+
+# ------------------------------------------------------------------ on the workers
+
+class KernelPartition:
+    """A worker's rows, their labels, costs C_i and numbers in the whole data, and the
+    binary problem it works on (``pair``, a :class:`PairState`).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_rows, n_features)
+    labels : ndarray of shape (n_rows,)
+    cost : ndarray of shape (n_rows,), or (classes, cost_by_class)
+        C_i of every row, or the cost of each class (rows of a block directory).
+    ids : ndarray of int
+        The rows' numbers in the whole data, increasing.
+    where : str
+        Names the partition in errors.
+    """
+
+    def __init__(self, X, labels, cost, ids, where="a partition"):
+        X, labels = checked_rows(X, labels, where)
+        if isinstance(cost, tuple):
+            classes, cost_by_class = cost
+            cost = np.asarray(cost_by_class)[np.searchsorted(classes, labels)]
+        self.X = X
+        self.labels = labels
+        self.cost = np.asarray(cost, dtype=np.float64)
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.pair = None
+
+    @property
+    def n_rows(self):
+        return self.X.shape[0]
+
+
+def partition_moments(part):
+    """(sum, sum of squares, count) of the partition's entries (gamma='scale')."""
+    values = part.X.data if sp.issparse(part.X) else part.X
+    return float(values.sum()), float((values * values).sum()), part.X.shape[0] * part.X.shape[1]
+
+
+class PairState:
+    """A partition's share of one binary problem: its rows of the two classes (cost
+    > 0), their a and G, and the cache of kernel columns K(its rows, x_j).
+
+    ``iteration``: the last working set applied (the client's count).
+    """
+
+    def __init__(self, part, positive, negative, kernel, loss, cache_bytes, iteration, alpha):
+        on = (part.cost > 0) & ((part.labels == positive) | (part.labels == negative))
+        rows = np.flatnonzero(on)
+        self.ids = part.ids[rows]
+        self.X = part.X if len(rows) == part.n_rows else part.X[rows]
+        self.rows = kernel_rows(self.X)
+        self.sq = squared_row_norms(self.X)
+        self.y = np.where(part.labels[rows] == positive, 1.0, -1.0)
+        self.cost = part.cost[rows]
+        self.diag, self.upper = dual_parameters(self.cost, loss)
+        self.squared = loss == "squared_hinge"
+        self.kernel = kernel
+        m = len(rows)
+        self.alpha = np.zeros(m) if alpha is None else np.array(alpha, dtype=np.float64)[rows]
+        self.G = self.diag * self.alpha - 1.0  # + Q a: set_gradient, for a warm start
+        self.active = np.arange(m, dtype=np.int64)
+        # the cache: slot s holds the column of row slot_id[s], used last at last_used[s]
+        self.n_slots = max(MIN_SLOTS, int(cache_bytes // (8 * max(m, 1))))
+        self.cache = np.empty((self.n_slots, m))  # pages are committed as slots fill
+        self.slot_id = np.full(self.n_slots, -1, dtype=np.int64)
+        self.last_used = np.full(self.n_slots, -1, dtype=np.int64)
+        self.slot_of = {}
+        self.clock = 0
+        self.iteration = iteration
+        self.kernel_evaluations = 0
+        self.cache_hits = 0
+
+    def positions(self, ids):
+        """(positions in this pair's rows, mask of the ``ids`` that are its rows)."""
+        pos = np.searchsorted(self.ids, ids)
+        pos = np.minimum(pos, max(len(self.ids) - 1, 0))
+        mine = (pos < len(self.ids)) & (self.ids[pos] == ids) if len(self.ids) else \
+            np.zeros(len(ids), dtype=bool)
+        return pos, mine
+
+    def cache_columns(self, ids, new_ids, new_points):
+        """Make the columns of ``ids`` (the working set) the cache's most recently used,
+        computing the missing ones from ``new_points`` (the rows of ``new_ids``) and
+        evicting the least recently used others. A column of the last working set is
+        never evicted here (the cache holds 2q columns or more), so only its new
+        members need rows."""
+        self.clock += 1
+        missing = []
+        for j in ids.tolist():
+            slot = self.slot_of.get(j)
+            if slot is None:
+                missing.append(j)
+            else:
+                self.last_used[slot] = self.clock
+        self.cache_hits += len(ids) - len(missing)
+        if not missing or not len(self.ids):
+            return
+        missing = np.asarray(missing, dtype=np.int64)
+        where = {j: t for t, j in enumerate(new_ids.tolist())}
+        if any(j not in where for j in missing.tolist()):
+            raise RuntimeError("a working-set column is neither cached nor sent")
+        free = np.argsort(self.last_used, kind="stable")[:len(missing)]
+        if len(free) < len(missing) or self.last_used[free[-1]] >= self.clock:
+            raise RuntimeError(f"the kernel cache holds {self.n_slots} columns, fewer than the "
+                               "working set needs")
+        for slot in free:
+            self.slot_of.pop(int(self.slot_id[slot]), None)
+        Z = new_points[[where[j] for j in missing.tolist()]]
+        step = max(1, BLOCK_BYTES // (8 * Z.shape[1]))
+        for start in range(0, len(missing), step):  # Z laid out densely by parts
+            Zt = dense_points(Z, slice(start, start + step))
+            fill_columns(self.rows, self.sq, self.kernel.params, Zt,
+                         np.einsum("ij,ij->j", Zt, Zt), free[start:start + step], self.cache)
+        self.kernel_evaluations += len(missing) * len(self.ids)
+        self.slot_id[free] = missing
+        self.last_used[free] = self.clock
+        for slot, j in zip(free.tolist(), missing.tolist()):
+            self.slot_of[j] = slot
+
+    def apply(self, request):
+        """G += Q[:, B] d for the request's working set B; a_B of these rows."""
+        ws, delta = request["ws"], request["delta"]
+        self.cache_columns(ws, request["new_ids"], request["new_rows"])
+        if len(self.ids) and delta.any():
+            slots = np.array([self.slot_of[j] for j in ws.tolist()], dtype=np.int64)
+            change = np.zeros(len(self.ids))
+            add_columns(self.cache, slots, request["ws_y"] * delta, change)
+            self.G += self.y * change
+        pos, mine = self.positions(ws)
+        self.alpha[pos[mine]] = request["ws_alpha"][mine]
+        self.G[pos[mine]] += self.diag[pos[mine]] * delta[mine]
+        self.iteration = request["iteration"]
+
+    def candidates(self, ws, q, intercept):
+        """This partition's candidates for the next working set (module docstring)
+        and its sums: [2 D(a) share, P(a, intercept) share, sum and count of
+        -y_i G_i over the free variables, its max over I_up, its min over I_low]."""
+        kept = ws[len(ws) - q // 2:] if len(ws) > q // 2 else ws
+        pos, mine = self.positions(kept)
+        keep = pos[mine].astype(np.int64)
+        need = q - len(kept)
+        out = np.empty(len(keep) + 2 * need, dtype=np.int64)
+        count, _ = select_working_set(self.y, self.alpha, self.G, self.upper, keep, len(out),
+                                      out, self.active)
+        chosen = np.sort(out[:count])
+        new = np.setdiff1d(chosen, keep, assume_unique=True)
+        a, G, y = self.alpha, self.G, self.y
+        score = -y * G
+        above, below = a > 0, a < self.upper
+        free = above & below
+        up = np.where(y > 0, below, above)
+        low = np.where(y > 0, above, below)
+        sums = np.array([float(a @ (1.0 - G)),
+                         kernel_primal(a, G, y, self.diag, self.cost, float(intercept),
+                                       self.squared),
+                         float(score[free].sum()), float(np.count_nonzero(free)),
+                         float(score[up].max(initial=-np.inf)),
+                         float(score[low].min(initial=np.inf))])
+        return {"ids": self.ids[chosen], "y": y[chosen], "alpha": a[chosen], "G": G[chosen],
+                "cost": self.cost[chosen], "new_ids": self.ids[new], "rows": self.X[new],
+                "sums": sums, "kernel_evaluations": self.kernel_evaluations,
+                "cache_hits": self.cache_hits}
+
+
+def start_pair(part, positive, negative, kernel, loss, cache_bytes, iteration=0, alpha=None):
+    """Start the binary problem of classes (``positive``, ``negative``) on a partition
+    (``alpha``: a_i of all the partition's rows, 0 off the pair); returns (its rows in
+    the problem, the columns its cache holds)."""
+    part.pair = PairState(part, positive, negative, kernel, loss, cache_bytes, iteration, alpha)
+    return len(part.pair.ids), part.pair.n_slots
+
+
+def pair_round(part, request):
+    """One iteration on a partition: apply the request's working set (unless it did
+    already: a redone iteration), then answer with its candidates and sums."""
+    started = time.perf_counter()
+    pair = part.pair
+    if request["iteration"] > pair.iteration:
+        pair.apply(request)
+    answer = pair.candidates(request["ws"], request["q"], request["intercept"])
+    answer["seconds"] = time.perf_counter() - started
+    return answer
+
+
+def pair_rows(part, ids):
+    """(rows, labels) of ``ids``, rows of the partition's pair."""
+    pos, mine = part.pair.positions(ids)
+    if not mine.all():
+        raise RuntimeError("rows asked of a partition that does not hold them")
+    return part.pair.X[pos], part.pair.y[pos]
+
+
+def pair_support(part, intercept):
+    """The support vectors' (row numbers, y_i a_i, rows) and the primal sum at
+    ``intercept`` (the last certificate)."""
+    pair = part.pair
+    sv = np.flatnonzero(pair.alpha)
+    primal = kernel_primal(pair.alpha, pair.G, pair.y, pair.diag, pair.cost, float(intercept),
+                           pair.squared)
+    return pair.ids[sv], pair.y[sv] * pair.alpha[sv], pair.X[sv], primal
+
+
+def set_gradient(part, rows, coef, ws_ids, ws_rows):
+    """G = Q a + D a - e from the support vectors (``rows`` and their y_i a_i), and the
+    columns of the working set (``ws_ids``, ``ws_rows``) in the cache: a warm start,
+    or a partition rebuilt after a fault."""
+    pair = part.pair
+    qa = pair.kernel.times(pair.X, rows, coef)[:, 0] if len(pair.ids) and len(coef) else 0.0
+    pair.G = pair.y * qa + pair.diag * pair.alpha - 1.0
+    pair.cache_columns(ws_ids, ws_ids, ws_rows)
+
+
+# ------------------------------------------------------------------ on the client
+
+def cluster_working_set(n_samples, n_slots, requested=None):
+    """q: ``requested`` (checked as ``SVC(solver='ws')`` checks it), else the largest
+    power of two within MAX_WORKING_SET, half the smallest cache and the rows.
+
+    The in-memory solver takes q near n / 100 (``ws_smo.ROWS_PER_VARIABLE``: larger
+    sets computed more columns than they saved in selections); here every iteration
+    also costs a round trip, so fewer, larger sets pay.
+    """
+    if requested is not None:
+        return working_set_size(n_samples, n_slots, requested)
+    limit = max(2, min(MAX_WORKING_SET, n_slots // 2, n_samples))
+    return 1 << (limit.bit_length() - 1)
+
+
+class Partitions:
+    """The data's partitions on the workers (futures of :class:`KernelPartition`),
+    each rebuilt from its source on another worker when its own is lost.
+
+    ``sources[k](worker)`` submits the build of partition k to ``worker``;
+    ``ids[k]`` are its rows' numbers.
+    """
+
+    def __init__(self, client, sources, ids):
+        self.client = client
+        self.sources = sources
+        self.ids = ids
+        self.rebuilt = 0
+        self.workers = live_workers(client)
+        self.holders = [self.workers[k % len(self.workers)] for k in range(len(sources))]
+        self.futures = [source(holder) for source, holder in zip(sources, self.holders)]
+        check_built(client, self.futures, self.holders)  # bad data: an error now, by partition
+
+    def __len__(self):
+        return len(self.futures)
+
+    def run(self, function, args, which=None):
+        """``function(partition k, *args[i])`` on the partitions k = ``which[i]`` (all
+        by default): (their results, []), or (None, the lost ones) after rebuilding
+        those without state."""
+        which = range(len(self.futures)) if which is None else which
+        futures = [self.client.submit(function, self.futures[k], *a, pure=False,
+                                      workers=[self.holders[k]], allow_other_workers=False)
+                   for k, a in zip(which, args)]
+        lost = wait_or_lost(self.client, futures, [self.holders[k] for k in which])
+        if not lost:
+            return [f.result() for f in futures], []
+        lost = [which[i] for i in lost]
+        self.workers = live_workers(self.client)
+        for k in lost:
+            self.holders[k] = self.workers[k % len(self.workers)]
+            self.futures[k] = self.sources[k](self.holders[k])
+            self.rebuilt += 1
+        return None, lost
+
+
+def payload_bytes(value):
+    """Bytes of the arrays (dense or sparse) in a message: a dict, tuple or array."""
+    if isinstance(value, dict):
+        return sum(payload_bytes(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return sum(payload_bytes(v) for v in value)
+    if sp.issparse(value):
+        return value.data.nbytes + value.indices.nbytes + value.indptr.nbytes
+    return getattr(value, "nbytes", 8)
+
+
+def stack_rows(blocks):
+    """One matrix of the rows in ``blocks`` (all dense or all CSR)."""
+    if sp.issparse(blocks[0]):
+        return sp.vstack(blocks, format="csr")
+    return np.vstack(blocks)
+
+
+class PairSolver:
+    """One binary problem across the partitions, by the algorithm of the module
+    docstring, with the interface of :func:`dualsvm.solvers.run_epochs`: one
+    ``epoch()`` is one working set (its sub-problem solved, sent out, answered).
+
+    Parameters
+    ----------
+    partitions : Partitions
+    positive, negative : label values of the pair's classes (y = +1, -1)
+    kernel : dualsvm.kernels.Kernel
+    loss : 'hinge' or 'squared_hinge'
+    tol : float
+        LIBSVM's -e, as ``WorkingSetSMO`` takes it.
+    cache_bytes : float
+        Each partition's column cache.
+    working_set : int or None
+        q (None: :func:`cluster_working_set` of the pair's rows and the smallest cache).
+    alpha : ndarray or None
+        Warm start: a_i by row number (0 off the pair), feasible (y'a = 0).
+    """
+
+    def __init__(self, partitions, positive, negative, kernel, loss, tol, cache_bytes,
+                 working_set=None, alpha=None):
+        self.partitions = partitions
+        self.start_args = (positive, negative, kernel, loss, float(cache_bytes))
+        self.kernel = kernel
+        self.loss = loss
+        self.stop_at = STOP_RATIO * float(tol)
+        self.steps = self.outer = self.iteration = 0
+        self.exchange_seconds = self.worker_seconds = 0.0  # round trips, the busiest worker's part
+        self.finished = False
+        # the client's copy of every a_i, by row number: the checkpoint
+        n_all = 1 + max((int(ids[-1]) for ids in partitions.ids if len(ids)), default=0)
+        self.alpha = np.zeros(n_all) if alpha is None else np.array(alpha, dtype=np.float64)
+        self.ws = np.zeros(0, dtype=np.int64)
+        self.ws_rows = None
+        self.intercept = 0.0
+        shapes = self._start(range(len(partitions)))
+        self.n_samples = sum(m for m, _ in shapes)
+        self.q = cluster_working_set(self.n_samples, min(s for _, s in shapes), working_set)
+        self.request = self._request(self.ws, [], [], [], None)
+        self._exchange()
+
+    # ------------------------------------------------------------ run_epochs
+    @property
+    def n_iter(self):
+        """Working sets solved."""
+        return self.outer
+
+    @property
+    def active_size(self):
+        return self.n_samples
+
+    def epoch(self):
+        """Select B, solve its sub-problem, send it out and take the answers; True once
+        the maximal violation is below STOP_RATIO * tol."""
+        if self.violation < self.stop_at or self.count < 2:
+            return True
+        chosen = self.out[:self.count]
+        pool = self.pool
+        ws = pool["ids"][chosen]
+        rows = self._rows_of(ws)
+        y = pool["y"][chosen]
+        diag, upper = dual_parameters(pool["cost"][chosen], self.loss)
+        K = self.kernel(rows, rows)
+        alpha, G = pool["alpha"][chosen].copy(), pool["G"][chosen].copy()
+        steps, _, _ = local_smo(y[:, None] * K * y[None, :], y, alpha, G, upper,
+                                np.diag(K) + diag, diag,
+                                max(self.stop_at, INNER_RATIO * self.violation),
+                                100 * len(ws) + 10000)
+        self.steps += int(steps)
+        self.outer += 1
+        self.request = self._request(ws, y, alpha, alpha - pool["alpha"][chosen], rows)
+        self.alpha[ws] = alpha
+        self.ws, self.ws_rows = ws, rows
+        self._exchange()
+        return self.violation < self.stop_at
+
+    def finish(self):
+        """Certify the last point at its own bias; keep its support vectors
+        (``support_ids``, ``support_coef`` y_i a_i, ``support_rows``)."""
+        if not self.settled:  # stopped during a round trip (Ctrl-C): settle it
+            self._exchange()
+        b = self.intercept
+        results = self._run_all(pair_support, [(b,)] * len(self.partitions))
+        ids = np.concatenate([r[0] for r in results])
+        order = np.argsort(ids, kind="stable")
+        self.support_ids = ids[order]
+        self.support_coef = np.concatenate([r[1] for r in results])[order]
+        self.support_rows = stack_rows([r[2] for r in results])[order]
+        primal = float(sum(r[3] for r in results))
+        self.final = (primal, self.dual, relative_gap(primal, self.dual), b)
+        self.finished = True
+        return True
+
+    def certificate(self):
+        """(primal, dual, relative gap, intercept): while training, the primal at the
+        bias of the iteration before; after :meth:`finish`, the model's own."""
+        if self.finished:
+            return self.final
+        b = self.request["intercept"]
+        return self.primal, self.dual, relative_gap(self.primal, self.dual), b
+
+    def counters(self):
+        return {"iterations": self.steps, "outer_iterations": self.outer, "working_set": self.q,
+                "kernel_evaluations": self.kernel_evaluations, "cache_hits": self.cache_hits,
+                "bytes": self.bytes_sent, "rebuilt": self.partitions.rebuilt,
+                "exchange_seconds": self.exchange_seconds, "worker_seconds": self.worker_seconds}
+
+    # ------------------------------------------------------------ internals
+    def _request(self, ws, y, alpha, delta, rows):
+        """What every partition is sent: the working set B solved, its labels, new a
+        and change, the rows of its members that were not in the last B, q and the
+        bias for the primal sum."""
+        ws = np.asarray(ws, dtype=np.int64)
+        new = np.flatnonzero(~np.isin(ws, self.ws))
+        self.iteration += 1
+        return {"iteration": self.iteration, "ws": ws, "ws_y": np.asarray(y, dtype=np.float64),
+                "ws_alpha": np.asarray(alpha, dtype=np.float64),
+                "delta": np.asarray(delta, dtype=np.float64), "new_ids": ws[new],
+                "new_rows": None if rows is None else rows[new], "q": self.q,
+                "intercept": self.intercept}
+
+    def _run_all(self, function, args):
+        """Partitions.run until no partition is lost, restoring the rebuilt ones."""
+        while True:
+            results, lost = self.partitions.run(function, args)
+            if results is not None:
+                return results
+            self._start(lost)
+
+    def _exchange(self):
+        """Send the request to every partition; merge their candidates, select the
+        next working set (and the maximal violation), sum the certificate."""
+        self.settled = False
+        started = time.perf_counter()
+        results = self._run_all(pair_round, [(self.request,)] * len(self.partitions))
+        self.settled = True
+        self.exchange_seconds += time.perf_counter() - started
+        self.worker_seconds += max(r["seconds"] for r in results)
+        self.bytes_sent = (len(results) * payload_bytes(self.request)
+                           + sum(payload_bytes(r) for r in results))
+        order = np.argsort(np.concatenate([r["ids"] for r in results]), kind="stable")
+        self.pool = pool = {key: np.concatenate([r[key] for r in results])[order]
+                            for key in ("ids", "y", "alpha", "G", "cost")}
+        self.received = (np.concatenate([r["new_ids"] for r in results]),
+                         stack_rows([r["rows"] for r in results]))
+        self.kernel_evaluations = sum(r["kernel_evaluations"] for r in results)
+        self.cache_hits = sum(r["cache_hits"] for r in results)
+        ws = self.ws
+        kept = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
+        self.out = np.empty(self.q, dtype=np.int64)
+        self.count, violation = select_working_set(
+            pool["y"], pool["alpha"], pool["G"], dual_parameters(pool["cost"], self.loss)[1],
+            np.searchsorted(pool["ids"], kept).astype(np.int64), self.q, self.out,
+            np.arange(len(pool["ids"]), dtype=np.int64))
+        self.violation = float(violation)
+        sums = np.sum([r["sums"][:4] for r in results], axis=0)
+        self.dual, self.primal = 0.5 * sums[0], sums[1]
+        lo = max(r["sums"][4] for r in results)
+        hi = min(r["sums"][5] for r in results)
+        # LIBSVM's bias (as problems.objectives.kkt_bias), from the partitions' sums
+        if sums[3]:
+            self.intercept = sums[2] / sums[3]
+        elif np.isfinite(lo) and np.isfinite(hi):
+            self.intercept = 0.5 * (lo + hi)
+        else:
+            self.intercept = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
+
+    def _rows_of(self, ids):
+        """The rows of ``ids``, from the last working set's and those received."""
+        known = self.received[0] if self.ws_rows is None else \
+            np.concatenate([self.ws, self.received[0]])
+        rows = self.received[1] if self.ws_rows is None else \
+            stack_rows([self.ws_rows, self.received[1]])
+        first = {}
+        for t, j in enumerate(known.tolist()):
+            first.setdefault(j, t)
+        return rows[[first[j] for j in ids.tolist()]]
+
+    def _start(self, which):
+        """Start the pair on the partitions ``which`` from the client's a (at the
+        current iteration), their gradients from the support vectors (when a is
+        not 0) and the current working set's columns; returns what start_pair
+        returned for each. Partitions lost meanwhile are started too."""
+        which = list(which)
+        while True:
+            args = [self.start_args + (self.iteration, self.alpha[self.partitions.ids[k]])
+                    for k in which]
+            shapes, lost = self.partitions.run(start_pair, args, which)
+            if lost:
+                which = sorted(set(which) | set(lost))
+                continue
+            support = np.flatnonzero(self.alpha)
+            if not len(support) and not len(self.ws):
+                return shapes
+            wanted = [np.intersect1d(ids, support) for ids in self.partitions.ids]
+            found, lost = self.partitions.run(pair_rows, [(w,) for w in wanted])
+            if lost:
+                which = sorted(set(which) | set(lost))
+                continue
+            coef = np.concatenate([y for _, y in found]) * self.alpha[np.concatenate(wanted)]
+            rows = stack_rows([r for r, _ in found])
+            ws_rows = rows[:0] if self.ws_rows is None else self.ws_rows
+            _, lost = self.partitions.run(set_gradient, [(rows, coef, self.ws, ws_rows)] *
+                                          len(which), which)
+            if lost:
+                which = sorted(set(which) | set(lost))
+                continue
+            return shapes
+
+
+# ------------------------------------------------------------------ one-vs-one
+
+def resolve_kernel(partitions, params, n_features):
+    """The Kernel of ``params`` with gamma resolved: 'scale' is 1 / (n_features
+    X.var()) over all entries, from every partition's sums (as scikit-learn's)."""
+    gamma = params["gamma"]
+    if gamma == "scale":
+        sums = np.sum(partitions.run(partition_moments, [()] * len(partitions))[0] or [[0, 0, 1]],
+                      axis=0)
+        mean = sums[0] / sums[2]
+        variance = sums[1] / sums[2] - mean * mean
+        gamma = 1.0 / (n_features * variance) if variance > 0 else 1.0
+    elif gamma == "auto":
+        gamma = 1.0 / n_features if n_features else 1.0
+    return make_kernel(params["kernel"], gamma=gamma, degree=params["degree"],
+                       coef0=params["coef0"])
+
+
+def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None):
+    """Train one binary model per pair of classes (LIBSVM's one-vs-one) on the
+    partitions, each by a :class:`PairSolver`, the pairs in turn; the model as
+    :func:`dualsvm.training.kernel.fit_kernel` lays it out.
+
+    Parameters
+    ----------
+    partitions : Partitions
+    classes : ndarray
+        The sorted distinct labels.
+    params : dict
+        ``dualsvm.dask.SVC``'s parameters (kernel, gamma, degree, coef0, loss, tol,
+        cache_size per partition in MB, working_set, max_iter, time_limit, callback,
+        verbose).
+    n_features : int
+    libsvm_labels : ndarray or None
+        The classes in LIBSVM's order (None: not known).
+
+    Returns
+    -------
+    KernelFit
+    """
+    kernel = resolve_kernel(partitions, params, n_features)
+    tasks = [BinaryTask(i, j, None, None, f"{format_label(classes[i])} vs "
+                        f"{format_label(classes[j])}")
+             for i, j in class_pairs(len(classes))]
+    max_iter = params["max_iter"]
+
+    def build(task):
+        solver = PairSolver(partitions, classes[task.positive], classes[task.negative], kernel,
+                            params["loss"], params["tol"], params["cache_size"] * 2**20,
+                            params["working_set"])
+        return solver, solver, math.inf if max_iter < 0 else max_iter
+
+    time_limit = params["time_limit"]
+    solved = solve_tasks(tasks, build, Stopping(
+        callback=params["callback"], verbose=params["verbose"],
+        deadline=None if time_limit is None else time.perf_counter() + time_limit))
+    # the support vectors of every pair, grouped by class, in row order within a class
+    ids = np.concatenate([s.solver.support_ids for s in solved])
+    label = np.concatenate([np.where(s.solver.support_coef > 0, s.task.positive,
+                                     s.task.negative) for s in solved])
+    rows = stack_rows([s.solver.support_rows for s in solved])
+    support, first = np.unique(ids, return_index=True)
+    order = np.lexsort((support, label[first]))
+    support, first = support[order], first[order]
+    sv_label = label[first]
+    column = {j: t for t, j in enumerate(support.tolist())}
+    dual_coef = np.zeros((max(len(classes) - 1, 1), len(support)))
+    for s in solved:
+        i, j = s.task.positive, s.task.negative
+        where = np.array([column[r] for r in s.solver.support_ids.tolist()], dtype=np.int64)
+        mine = s.solver.support_coef > 0
+        dual_coef[j - 1, where[mine]] = s.solver.support_coef[mine]
+        dual_coef[i, where[~mine]] = s.solver.support_coef[~mine]
+    intercept = np.array([s.result.intercept for s in solved])
+    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
+                         "hold values too large for the kernel (the squared distances or "
+                         "products overflow); scale it, e.g. with StandardScaler")
+    results = [s.result for s in solved]
+    return KernelFit(
+        params={k: v for k, v in params.items() if k != "callback"},  # sent to the workers
+        kernel=kernel, classes_=np.asarray(classes),
+        support_=support.astype(np.int32), support_vectors_=rows[first],
+        n_support_=np.bincount(sv_label, minlength=len(classes)).astype(np.int32),
+        dual_coef_=dual_coef, intercept_=intercept, n_features_in_=n_features,
+        n_iter_=np.array([s.solver.n_iter for s in solved], dtype=np.int64),
+        primal_=np.array([r.primal for r in results]), dual_=np.array([r.dual for r in results]),
+        gap_=np.array([r.gap for r in results]), status_=[r.status for r in results],
+        history_=[r.history for r in results], solver_used_="dask-ws", kind="c_svc",
+        libsvm_labels=libsvm_labels)
