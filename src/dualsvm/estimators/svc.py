@@ -125,6 +125,9 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
     status_ : list of str
     solver_used_ : str
         The solver that trained the model ('ws' or 'smo' for ``solver='auto'``).
+    solver_reason_ : str
+        Why: 'requested', or the rule of ``solver='auto'`` with the numbers that
+        decided (``dualsvm.training.kernel.choose_solver``); ``verbose`` prints it.
     history_ : list of list of dict
         Per binary problem, one record per epoch (epoch, seconds, primal, dual, gap,
         violation, active_size, and for kernel solvers iterations,
