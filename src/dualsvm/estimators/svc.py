@@ -68,7 +68,9 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         'smo': SMO decomposition with second-order working sets and shrinking
         (LIBSVM's algorithm; exact bias). 'ws': the same dual by large working
         sets whose kernel columns are computed in bulk (ThunderSVM's design; no
-        shrinking, no precomputed kernel). 'auto': 'ws' from 5000 training rows (with
+        precomputed kernel), kept in the cache, or, once the cache thrashes, not
+        stored at all (sets of 2048 as oneDAL's, LIBSVM's shrinking:
+        ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 5000 training rows (with
         shrinking and a kernel of data rows), else 'smo'
         (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.training.kernel.KERNEL_SOLVERS``.

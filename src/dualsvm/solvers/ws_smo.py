@@ -41,11 +41,12 @@ and screens again). The stopping rule is the same; only the work per outer
 iteration shrinks (see ``SCREEN_SLACK``).
 
 Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
-4 n^2 bytes): the columns are not stored at all. Step 2 computes only the q x q
-block Q[B, B] (:meth:`QMatrix.block <dualsvm.kernels.QMatrix.block>`), and step 4
-computes G += Q[:, B] (a_B - a_B_old) by tiles of rows whose kernel values are
-used as they are made (:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`,
-float64, all threads), for the variables of B that moved only. With the columns
+4 n^2 bytes) and thrashes (``THRASHING``): the columns are not stored at all.
+Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
+<dualsvm.kernels.QMatrix.block>`), and step 4 computes G += Q[:, B] (a_B - a_B_old)
+by tiles of rows whose kernel values are used as they are made
+(:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
+the variables of B that moved only. With the columns
 free, q is large (``FUSED_WORKING_SET``, as oneDAL's 2048): few working sets, each
 column computed about once per set it moves in, instead of q = 128 to 256 columns
 thrashing a cache too small for the support vectors. It shrinks as LIBSVM does:
@@ -105,12 +106,12 @@ SCREEN_VIOLATION = 0.1
 FUSED_WORKING_SET, FUSED_ROWS_PER_VARIABLE = 2048, 8
 #: With ``fused=None``, the solver starts in the cache and goes fused once the cache
 #: has missed more columns than it holds and THRASHING times as many as there are
-#: support vectors: it is too small for the columns the working sets come back to. Measured (one thread,
-#: CPU seconds, cached / fused from the start): a9a at C = 10, gamma = 1/123 (2.3
-#: misses a support vector by the end in the cache) 11.3 / 7.4; ijcnn1 at C = 10 (2.3)
-#: 7.1 / 5.7; ijcnn1 at C = 1 (1.3) 5.0 / 6.1; a9a's first 20000 rows at C = 1 (1.2)
-#: 1.9 / 2.6; w8a at C = 1 (1.4) 2.1 / 2.2. At 2.0 the a9a cases went fused after
-#: 300 to 400 sets in the cache (a9a at C = 10: 10.6 s), hence 1.5.
+#: support vectors: it is too small for the columns the working sets come back to.
+#: Measured (one thread, CPU seconds, cached / fused from the start): a9a at C = 10,
+#: gamma = 1/123 (2.3 misses a support vector by the end in the cache) 11.3 / 7.4;
+#: ijcnn1 at C = 10 (2.3) 7.1 / 5.7; ijcnn1 at C = 1 (1.3) 5.0 / 6.1; a9a's first
+#: 20000 rows at C = 1 (1.2) 1.9 / 2.6; w8a at C = 1 (1.4) 2.1 / 2.2. At 2.0 the a9a
+#: cases went fused after 300 to 400 sets in the cache (a9a at C = 10: 10.6 s).
 THRASHING = 1.5
 #: Fused mode shrinks the active set only when at least this fraction of it can go (each
 #: shrinking copies the O(n) selection arrays).
