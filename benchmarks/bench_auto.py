@@ -145,11 +145,11 @@ def main(argv=None):
     meta = {"command": command_line(argv), "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "machine": machine(), "threads": thread_pools(), "repeats": args.repeats}
     rng = np.random.default_rng(0)
-    warm_X = sp.csr_matrix(rng.random((2000, 5)) * (rng.random((2000, 5)) < 0.5))
-    warm_y = np.where(rng.random(2000) < 0.5, 1.0, -1.0)
+    warm_X = sp.csr_matrix(rng.random((600, 5)) * (rng.random((600, 5)) < 0.5))
+    warm_y = np.where(warm_X[:, 0].toarray()[:, 0] > 0.3, 1.0, -1.0)
     for solver in SOLVERS:  # compile (or load from Numba's cache) before timing; a
         for X in (warm_X, warm_X.toarray()):  # cache of 8 columns: 'ws' goes fused too
-            dualsvm.SVC(solver=solver, cache_size=0.01, C=100).fit(X, warm_y)
+            dualsvm.SVC(solver=solver, cache_size=0.01).fit(X, warm_y)
     cases = []
     if args.merge:
         try:
