@@ -72,7 +72,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         stored at all (sets of 2048 as oneDAL's, LIBSVM's shrinking:
         ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 5000 training rows (with
         shrinking and a kernel of data rows), else 'smo'
-        (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which. 'cgd', 'dcd' (no bias), 'pgd': see
+        (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which and
+        ``solver_reason_`` why (for 'ws', also the mode its sets ran in). 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.training.kernel.KERNEL_SOLVERS``.
     tol : float, default=1e-3
         LIBSVM's ``-e``: stop when the maximal KKT violation is below tol

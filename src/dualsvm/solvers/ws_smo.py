@@ -205,6 +205,8 @@ class WorkingSetSMO:
         self._may_fuse = p.q.n_slots < n and working_set is None if fused is None \
             else bool(fused)
         self.fused = bool(fused)
+        #: how the sets were solved, for ``solver_reason_``
+        self.mode = "fused" if self.fused else "cached"
         self.q = (min(n, working_set_size(n, n, working_set)) if self.fused and working_set
                   else fused_working_set_size(n, p.q.cache_bytes) if self.fused
                   else working_set_size(n, p.q.n_slots, working_set))
@@ -369,6 +371,8 @@ class WorkingSetSMO:
         self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
         if not self.fused and self._may_fuse and qm.cache_misses > qm.n_slots and \
                 self._free_count() > FREE_FRACTION * qm.n_slots:
+            self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
+                         f"variables > {qm.n_slots} cache slots / {round(1 / FREE_FRACTION)})")
             self._go_fused()
         self._select()
         return self._violation < self._stop_at
