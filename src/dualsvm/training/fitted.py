@@ -155,6 +155,7 @@ class KernelFit(_Fit):
     probB_: np.ndarray = None  # regression: probA_ = [sigma] of LIBSVM's Laplace error model
     prob_density_marks_: np.ndarray = None  # one-class, probability=True: LIBSVM's 10 marks
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
+    solver_reason_: str = ""  # why that solver ('requested', or auto's rule and numbers)
     # classifiers: classes_ in the order of LIBSVM's model (libsvm_label_order of the
     # training labels), which svm-predict -b 1 and LIBSVM model files use; None: not known
     libsvm_labels: np.ndarray = None
