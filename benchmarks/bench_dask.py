@@ -35,7 +35,6 @@ Usage (a quiet machine)::
 """
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -43,9 +42,9 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import DATA_DIR, RESULTS_DIR, command_line, machine, machine_lines  # noqa: E402
+from common import DATA_DIR, RESULTS_DIR, data_file, new_record, page, write_results  # noqa: E402
 
-SETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2", "disjoint": None}
+SETS = ("a9a", "w8a", "ijcnn1", "disjoint")  # disjoint: made here (Disjoint), the others' files
 LOSSES = ("hinge", "squared_hinge")
 
 
@@ -86,11 +85,11 @@ def converted(name, args):
     from dualsvm.outofcore import DiskDataset
     from dualsvm.outofcore import convert
 
-    if SETS[name] is None:
+    if name == "disjoint":
         return Disjoint()
     path = os.path.join(args.workdir, f"{name}-{args.block_mb:g}")
     if not os.path.isdir(path):
-        convert(str(DATA_DIR / SETS[name]), path, block_mb=args.block_mb, shuffle=True, seed=0)
+        convert(str(data_file(name)), path, block_mb=args.block_mb, shuffle=True, seed=0)
     return DiskDataset(path)
 
 
@@ -132,7 +131,7 @@ def single(X, y, loss, args):
 def spark(name, X, y, args):
     import spark_peer
 
-    out = spark_peer.spark_linear_svc(DATA_DIR / SETS[name], args.C, max_iter=args.spark_max_iter,
+    out = spark_peer.spark_linear_svc(data_file(name), args.C, max_iter=args.spark_max_iter,
                                       tol=args.spark_tol, n_features=X.shape[1], threads=2)
     # Spark's column j is our column j, its positive class the larger label (spark_peer)
     primal = spark_peer.hinge_primal(X, y, out["coef"], args.C)
@@ -183,11 +182,12 @@ def main():
     from dualsvm.outofcore import convert
 
     os.makedirs(args.workdir, exist_ok=True)
-    info = machine()
+    record = new_record()
+    info = record["machine"]
     targets = [(name, converted(name, args)) for name in ([] if args.dataset_dir else args.sets)]
     targets += [(os.path.basename(os.path.normpath(d)), DiskDataset(d)) for d in args.dataset_dir]
     args.sigma = [v if v in ("K", "adaptive") else float(v) for v in args.sigma]
-    if not args.no_spark and not args.dataset_dir and any(SETS[n] for n in args.sets):
+    if not args.no_spark and not args.dataset_dir and any(n != "disjoint" for n in args.sets):
         import spark_peer
 
         info["pyspark"] = spark_peer.ensure_pyspark(spark_peer.ensure_java())
@@ -233,21 +233,14 @@ def main():
                     print(f"{name:>10} {loss:>13} {r['solver']:>18} {r['seconds']:8.2f} s "
                           f"{r['rounds']!s:>5} rounds gap {r['gap']:.1e} "
                           f"(P - D*)/P {r['to_best_dual']:.1e} {r['status']}", flush=True)
-    info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    os.makedirs(args.output_dir, exist_ok=True)
-    out = os.path.join(args.output_dir, args.name)
-    with open(out + ".json", "w") as f:
-        json.dump({"command": command_line(), "machine": info, "runs": rows}, f, indent=1)
-    with open(out + ".md", "w") as f:
-        f.write(markdown(rows, command_line(), info, args))
+    record["runs"] = rows
+    write_results(args.output_dir, args.name, record, markdown(record, args))
 
 
-def markdown(rows, command, info, args):
+def markdown(record, args):
     budget = ("partitions in the workers' memory" if args.memory is None else
               f"partitions on disk, {args.memory:g} MB of rows per worker")
-    lines = ["# CoCoA+ on Dask, single-process DCD and Spark MLlib\n", f"Command: `{command}`\n",
-             *machine_lines(info, info["load_average_at_end"]), "",
-             f"C = {args.C:g}, no bias. dualsvm runs stop at a relative duality gap of "
+    lines = [f"C = {args.C:g}, no bias. dualsvm runs stop at a relative duality gap of "
              f"{args.gap_tol:g} (one function for all); CoCoA+ runs {args.local_epochs} local "
              f"DCD epoch(s) per round, {budget}; Spark runs L-BFGS to tol {args.spark_tol:g} or "
              f"{args.spark_max_iter} iterations. Best of {args.repeats}. `rounds`: CoCoA+ rounds, "
@@ -260,7 +253,7 @@ def markdown(rows, command, info, args):
              "falling whatever sigma' is. `rounds / K=1`: against K = 1 with the same "
              "sigma' option.\n"]
     current = None
-    for r in rows:
+    for r in record["runs"]:
         if r["data"] != current:
             current = r["data"]
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
@@ -274,7 +267,7 @@ def markdown(rows, command, info, args):
             f"{r.get('rounds_vs_K1', float('nan')):.2f} | {r.get('sigma', float('nan')):.3g} | "
             f"{r.get('mb_per_round', float('nan')):.3f} | "
             f"{r['primal']:.10g} | {r['gap']:.1e} | {r['to_best_dual']:.1e} | {r['status']} |")
-    return "\n".join(lines) + "\n"
+    return page("CoCoA+ on Dask, single-process DCD and Spark MLlib", record, lines)
 
 
 if __name__ == "__main__":

@@ -20,24 +20,20 @@ unscaled duals agree), SMO steps, nSV.
 """
 
 import argparse
-import json
-import os
-import re
 import statistics
 import sys
-from datetime import datetime, timezone
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 import dualsvm
 
-from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
-                    cores_busy, machine, machine_lines, thread_pools)
+from common import (RESULTS_DIR, best_of, cores_busy, fit_libsvm, load, new_record, page,
+                    thread_pools, timed_fit, write_results)
 
+#: name -> (public set, its first rows: None for all)
 DATASETS = {"housing": ("housing_scale", None), "heart": ("heart_scale", None),
-            "a9a": ("a9a.bz2", 5000), "ijcnn1": ("ijcnn1.bz2", 10000)}
+            "a9a": ("a9a", 5000), "ijcnn1": ("ijcnn1", 10000)}
 #: estimator, LIBSVM's -s, parameters (estimator names; LIBSVM flags below), per data set
 #: (nu-SVC's nu must not exceed twice the smaller class's share: a9a 24%, ijcnn1 10%)
 KINDS = {
@@ -56,40 +52,32 @@ CACHE_MB = 100
 TOL = 1e-3
 
 
-def load(name):
-    file, rows = DATASETS[name]
-    X, y = load_svmlight_file(str(DATA_DIR / file))
-    X, y = sp.csr_matrix(X[:rows]), y[:rows]
-    return X, y
+def load_rows(name):
+    data, rows = DATASETS[name]
+    X, y = load(data)
+    return X[:rows], y[:rows]
 
 
 def fit_dualsvm(cls, params, X, y):
     if params.get("probability"):
         params = {**params, "random_state": 0}  # the folds' permutation
-    model = cls(gamma=1.0 / X.shape[1], tol=TOL, cache_size=CACHE_MB, **params)
-    with Clock() as clock:
-        model.fit(X, y)
+    run = timed_fit(cls(gamma=1.0 / X.shape[1], tol=TOL, cache_size=CACHE_MB, **params), X, y)
+    model = run["model"]
     last = model.history_[0][-1]
-    return {**clock.timing, "model": model, "iterations": int(np.sum(model.n_iter_)),
+    return {**run, "iterations": int(np.sum(model.n_iter_)),
             "kernel_evaluations": int(last["kernel_evaluations"]),
             "status": model.status_[0], "gap": float(model.gap_[0]),
             "n_support": int(len(model.support_))}
 
 
-def fit_libsvm(svm_type, params, X, y):
-    from libsvm import svmutil
-
+def fit_libsvm_family(svm_type, params, X, y):
     options = (f"-s {svm_type} -t 2 -g {1.0 / X.shape[1]!r} -e {TOL} -m {CACHE_MB} "
                + " ".join(f"{FLAGS[k]} {int(v) if isinstance(v, bool) else v!r}"
                           for k, v in params.items()))
-    with CapturedStdout() as out:
-        with Clock() as clock:
-            model = svmutil.svm_train(svmutil.svm_problem(y, X), svmutil.svm_parameter(options))
-    return {**clock.timing, "iterations": sum(int(v) for v in re.findall(r"#iter = (\d+)",
-                                                                          out.text)),
-            # the last objective: the final model's (with -b 1 the folds' come first)
-            "obj": float(re.findall(r"obj = (-?[\d.e+-]+)", out.text)[-1]),
-            "n_support": int(model.get_nr_sv()), "options": options}
+    run = fit_libsvm(y, X, options, convert_in_clock=True)
+    del run["model"]
+    # the last objective: the final model's (with -b 1 the folds' come first)
+    return {**run, "iterations": sum(run["iterations"]), "obj": run.pop("objectives")[-1]}
 
 
 def our_objective(kind, model, params, n):
@@ -108,7 +96,7 @@ def warm_up():
     y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
     for kind, (cls, svm_type, params) in KINDS.items():
         fit_dualsvm(cls, params("heart"), X, y)
-        fit_libsvm(svm_type, params("heart"), X, y)
+        fit_libsvm_family(svm_type, params("heart"), X, y)
 
 
 def run_case(kind, name, X, y, repeats, log):
@@ -116,11 +104,12 @@ def run_case(kind, name, X, y, repeats, log):
     params = make(name)
     log(f"{kind} on {name} ({X.shape[0]} rows) {params}: {repeats} x (dualsvm, LIBSVM) ...")
     runs = best_of(repeats, {"dualsvm": lambda: fit_dualsvm(cls, params, X, y),
-                             "libsvm": lambda: fit_libsvm(svm_type, params, X, y)}, log)
+                             "libsvm": lambda: fit_libsvm_family(svm_type, params, X, y)}, log)
     for solver in runs:
         if "error" in runs[solver]:
             raise RuntimeError(f"{kind} {name}: {solver}: {runs[solver]['error']}")
     model = runs["dualsvm"].pop("model")
+    runs["dualsvm"].pop("converged")
     ours = our_objective(kind, model, params, X.shape[0])
     case = {"kind": kind, "dataset": name, "n_samples": X.shape[0], "params": params,
             "dualsvm": {**runs["dualsvm"], "obj": ours,
@@ -136,10 +125,7 @@ def run_case(kind, name, X, y, repeats, log):
 def markdown(results, meta):
     pools = meta["thread_pools"]
     lines = [
-        "# The kernel family: dualsvm SMO vs LIBSVM 3.37 (SVR, NuSVR, NuSVC, OneClassSVM)", "",
-        f"Command: `{meta['command']}` (under `flock -x /tmp/dualsvm-cpu.lock`)  ",
-        f"Date: {meta['date']}  ",
-        *machine_lines(meta["machine"], meta["load_average_at_end"]), "",
+        "Run under `flock -x /tmp/dualsvm-cpu.lock`. "
         f"RBF kernel, gamma = 1/n_features, cache {CACHE_MB} MB, shrinking, the same stopping "
         f"rule for both (maximal violation below -e = tol = {TOL}). Fit seconds: best of "
         f"{meta['repeats']}, interleaved; each fit from the same CSR matrix with its own "
@@ -175,7 +161,8 @@ def markdown(results, meta):
     every = [r["ratio"] for r in results]
     lines.append(f"- all: median {statistics.median(every):.3f}; largest objective difference "
                  f"{max(abs(r['obj_rel_diff']) for r in results):.1e}")
-    return "\n".join(lines) + "\n"
+    return page("The kernel family: dualsvm SMO vs LIBSVM 3.37 (SVR, NuSVR, NuSVC, "
+                "OneClassSVM)", meta, lines)
 
 
 def main(argv=None):
@@ -193,24 +180,16 @@ def main(argv=None):
         print(text, file=sys.stderr, flush=True)
 
     warm_up()
-    meta = {"command": command_line(argv),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": machine(), "tol": TOL, "cache_mb": CACHE_MB, "repeats": args.repeats,
+    meta = {**new_record(argv), "tol": TOL, "cache_mb": CACHE_MB, "repeats": args.repeats,
             "thread_pools": thread_pools()}
-    data = {name: load(name) for name in args.datasets}
-    results = [run_case(kind, name, *data[name], args.repeats, log)
-               for kind in args.kinds for name in args.datasets if name in KIND_DATASETS[kind]]
-    meta["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    text = markdown(results, meta)
+    data = {name: load_rows(name) for name in args.datasets}
+    meta["results"] = [run_case(kind, name, *data[name], args.repeats, log)
+                       for kind in args.kinds for name in args.datasets
+                       if name in KIND_DATASETS[kind]]
+    text = markdown(meta["results"], meta)
     print(text)
     if out_dir is not None:
-        from pathlib import Path
-
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "family.md").write_text(text)
-        (out / "family.json").write_text(json.dumps({**meta, "results": results}, indent=1,
-                                                    default=float))
+        write_results(out_dir, "family", meta, text)
 
 
 if __name__ == "__main__":

@@ -34,14 +34,10 @@ Run from the repository root (``pip install -e .[bench,plot]``), under the lock:
 """
 
 import argparse
-import json
-import os
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 
 from dualsvm.kernels import make_kernel
 from dualsvm.problems.kernel import KernelDualProblem
@@ -51,12 +47,12 @@ from dualsvm.solvers.dual_pgd import DualPGD
 from dualsvm.solvers.kernel_dcd import KernelDCD
 from dualsvm.solvers.smo import SMO
 
-from common import (DATA_DIR, RESULTS_DIR, Clock, command_line, cores_busy, machine,
-                    machine_lines, thread_pools)
+from common import (RESULTS_DIR, Clock, cores_busy, load, new_record, page, plus_minus,
+                    thread_pools, write_results)
 
-#: case name -> (file, rows sampled)
-CASES = {"a9a-5000": ("a9a.bz2", 5000), "w7a-5000": ("w7a.bz2", 5000),
-         "ijcnn1-5000": ("ijcnn1.bz2", 5000)}
+#: case name -> (public set, rows sampled)
+CASES = {"a9a-5000": ("a9a", 5000), "w7a-5000": ("w7a", 5000),
+         "ijcnn1-5000": ("ijcnn1", 5000)}
 #: label -> (solver class, bias, options)
 #: SMO's and CGD's epochs are 100 pair updates (default 1000), so that the common
 #: rule, checked after every epoch, is checked often on small problems too.
@@ -77,11 +73,10 @@ LEVELS = (1e-3, 1e-6)
 
 
 def load_case(name, rows):
-    file, n = CASES[name]
-    X, y = load_svmlight_file(str(DATA_DIR / file))
+    data, n = CASES[name]
+    X, y = load(data)
     pick = np.sort(np.random.default_rng(0).choice(X.shape[0], min(n, rows or n), replace=False))
-    X, y = X[pick], y[pick]
-    return X, np.where(y == np.unique(y)[1], 1.0, -1.0)
+    return X[pick], plus_minus(y[pick])
 
 
 def problem(X, y, bias):
@@ -172,9 +167,7 @@ def main(argv=None):
     repeats = args.repeats or (1 if args.quick else 3)
     out_dir = args.output_dir or (None if args.quick else RESULTS_DIR)
 
-    meta = {"command": command_line(argv),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "machine": machine(), "time_limit": args.time_limit, "repeats": repeats,
+    meta = {**new_record(argv), "time_limit": args.time_limit, "repeats": repeats,
             "cache_mb": CACHE_MB, "stop": STOP, "own_tol": OWN_TOL,
             "reference_tol": REFERENCE_TOL}
     warm_up()
@@ -201,24 +194,18 @@ def main(argv=None):
                                                    "all_seconds": [r["seconds"] for r in runs]}
             print(f"{case:12s} {label:22s} {s['status']:10s} {s['seconds']:8.2f}s "
                   f"dual {s['dual']:.10g} subopt {s['suboptimality']:.2e}", flush=True)
-    meta["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    meta["results"] = results
     text = markdown(meta, results)
     print(text)
     if out_dir is None:
         return
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "kernel_solvers.json").write_text(
-        json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
-    (out_dir / "kernel_solvers.md").write_text(text)
+    write_results(out_dir, "kernel_solvers", meta, text)
     plot(results, out_dir / "kernel_solvers.png")
 
 
 def markdown(meta, results):
     pools = meta["thread_pools"]
-    lines = ["# The kernel solvers side by side", "",
-             f"Command: `{meta['command']}`  ", f"Date: {meta['date']}  ",
-             *machine_lines(meta["machine"], meta["load_average_at_end"]), "",
-             "RBF, gamma = 1/n_features, C = 1, hinge loss; seeded random subsamples. "
+    lines = ["RBF, gamma = 1/n_features, C = 1, hinge loss; seeded random subsamples. "
              "Suboptimality = (D* - D) / |D*| with D* from SMO (exact bias) or kernel DCD "
              f"(no bias) at tol {meta['reference_tol']:g} (its relative duality gap below each "
              "table). Stopping rule for every solver: the first epoch whose dual is within "
@@ -248,7 +235,7 @@ def markdown(meta, results):
                          f"{ref['seconds']:.1f} s, relative gap {ref['gap']:.1e}.  "
                          for bias, ref in r["reference"].items()] + [""]
     lines += ["![dual objective vs seconds](kernel_solvers.png)", ""]
-    return "\n".join(lines)
+    return page("The kernel solvers side by side", meta, lines)
 
 
 def plot(results, path):

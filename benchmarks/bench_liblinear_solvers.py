@@ -37,25 +37,20 @@ Run from the repository root::
 """
 
 import argparse
-import json
-import os
 import re
 import statistics
-import warnings
-from datetime import datetime, timezone
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_digits, load_svmlight_file
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.datasets import load_digits
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
 from dualsvm.problems.crammer_singer import CrammerSingerProblem
 from dualsvm.problems.linear import DualProblem, L1RegularizedProblem
 
-from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
-                    machine, machine_lines, thread_pools)
+from common import (RESULTS_DIR, best_of, fit_liblinear, load, new_record, page, thread_pools,
+                    timed_fit, write_results)
 
 C, BIAS, SEED = 1.0, 1.0, 0
 MAX_ITER = {4: 100_000, 5: 1000, 2: 1000}  # LIBLINEAR 2.50's caps
@@ -80,29 +75,21 @@ def digits(shifted=False):
 
 
 def a9a_four_classes():
-    X, y = load_svmlight_file(str(DATA_DIR / "a9a.bz2"))
+    X, y = load("a9a")
     return X, 2.0 * (y > 0) + np.asarray(X[:, 40].todense()).ravel()
-
-
-def svmlight(name):
-    return lambda: load_svmlight_file(str(DATA_DIR / name))
 
 
 DATASETS = {4: {"digits": lambda: digits(), "digits9": lambda: digits(True),
                 "a9a-4": a9a_four_classes},
-            5: {"a9a": svmlight("a9a.bz2"), "w8a": svmlight("w8a.bz2")},
-            2: {"a9a": svmlight("a9a.bz2"), "w8a": svmlight("w8a.bz2")}}
+            5: {"a9a": lambda: load("a9a"), "w8a": lambda: load("w8a")},
+            2: {"a9a": lambda: load("a9a"), "w8a": lambda: load("w8a")}}
 PARAMS = {4: {"multi_class": "crammer_singer"}, 5: {"penalty": "l1", "dual": False},
           2: {"penalty": "l2", "dual": False}}
 
 
-def fit_liblinear(X, y, solver, eps):
-    from liblinear import liblinearutil as ll
-
-    param = ll.parameter(f"-s {solver} -c {C} -e {eps} -B {BIAS}")
-    with CapturedStdout() as out:
-        with Clock() as clock:
-            model = ll.train(ll.problem(y, X), param)
+def fit_ll(X, y, solver, eps):
+    run = fit_liblinear(y, X, f"-s {solver} -c {C} -e {eps} -B {BIAS}")
+    model = run["model"]
     k = model.get_nr_class()
     nr_w = k if solver == 4 or k > 2 else 1
     n_weights = model.get_nr_feature() + 1
@@ -114,8 +101,9 @@ def fit_liblinear(X, y, solver, eps):
         W = W[:, np.argsort(labels)]
     # -s 4 and -s 5 print "#iter = N", the Newton method of -s 2 a line "iter N ..." each
     pattern = r"^iter +(\d+)" if solver == 2 else r"#iter = (\d+)"
-    iterations = max((int(n) for n in re.findall(pattern, out.text, re.MULTILINE)), default=0)
-    return {**clock.timing, "W": W, "n_iter": iterations}
+    iterations = max((int(n) for n in re.findall(pattern, run["output"], re.MULTILINE)),
+                     default=0)
+    return {**run, "W": W, "n_iter": iterations}
 
 
 def _weights(est):
@@ -123,27 +111,21 @@ def _weights(est):
     return np.vstack([est.coef_.T, est.intercept_[None, :] / BIAS])
 
 
+def fit_estimator(cls, X, y, solver, eps, seed):
+    run = timed_fit(cls(C=C, tol=eps, max_iter=MAX_ITER[solver], intercept_scaling=BIAS,
+                        random_state=seed, **PARAMS[solver]), X, y)
+    return {**run, "W": _weights(run["model"]), "n_iter": int(run["model"].n_iter_)}
+
+
 def fit_dualsvm(X, y, solver, eps, seed=SEED):
-    est = dualsvm.LinearSVC(C=C, tol=eps, max_iter=MAX_ITER[solver], intercept_scaling=BIAS,
-                            random_state=seed, **PARAMS[solver])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X, y)
-    return {**clock.timing, "W": _weights(est), "n_iter": int(est.n_iter_)}
+    return fit_estimator(dualsvm.LinearSVC, X, y, solver, eps, seed)
 
 
 def fit_sklearn(X, y, solver, eps, seed=SEED):
-    est = SklearnLinearSVC(C=C, tol=eps, max_iter=MAX_ITER[solver], intercept_scaling=BIAS,
-                           random_state=seed, **PARAMS[solver])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X, y)
-    return {**clock.timing, "W": _weights(est), "n_iter": int(est.n_iter_)}
+    return fit_estimator(SklearnLinearSVC, X, y, solver, eps, seed)
 
 
-SOLVERS = {"dualsvm": fit_dualsvm, "liblinear": fit_liblinear, "sklearn": fit_sklearn}
+SOLVERS = {"dualsvm": fit_dualsvm, "liblinear": fit_ll, "sklearn": fit_sklearn}
 
 
 def seeded(fit, X, y, solver, eps):
@@ -154,7 +136,7 @@ def seeded(fit, X, y, solver, eps):
 
     def run():
         calls.append(None)
-        if fit is fit_liblinear:
+        if fit is fit_ll:
             return fit(X, y, solver, eps)
         return fit(X, y, solver, eps, seed=SEED + len(calls) - 1)
     return run
@@ -186,13 +168,13 @@ def main():
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
-    m = machine()
+    record = new_record()
     rows = []
     for solver, sets in DATASETS.items():
-        for name, load in sets.items():
+        for name, make in sets.items():
             if args.quick and name != "digits":
                 continue
-            X, y = load()
+            X, y = make()
             X = sp.csr_matrix(X, dtype=np.float64)
             X.sort_indices()
             # 32-bit indices: scikit-learn's LIBLINEAR wrapper refuses int64 ones
@@ -216,8 +198,7 @@ def main():
                       f"({row['dualsvm']['n_iter']} it), LIBLINEAR "
                       f"{row['liblinear']['seconds']:.4f} s ({row['liblinear']['n_iter']} it), "
                       f"ratio {row['ratio']:.2f}", flush=True)
-    results = {"command": command_line(), "date": datetime.now(timezone.utc).strftime(
-        "%Y-%m-%d %H:%M UTC"), "machine": m, "threads": thread_pools(),
+    results = {**record, "threads": thread_pools(),
         "settings": {"C": C, "bias": BIAS, "repeats": repeats, "max_iter": MAX_ITER,
                      "random_state": SEED},
         "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows
@@ -227,24 +208,14 @@ def main():
                                    for s in sorted({r["solver"] for r in rows})},
         "median_ratio_per_iteration": statistics.median(r["ratio_per_iteration"]
                                                         for r in rows
-                                                        if r["solver"] in ISSUE_14),
-        "load_average_at_end": [round(v, 2) for v in os.getloadavg()]}
-    if args.quick:
-        return
-    RESULTS_DIR.mkdir(exist_ok=True)
-    (RESULTS_DIR / "liblinear_solvers.json").write_text(json.dumps(results, indent=1))
-    (RESULTS_DIR / "liblinear_solvers.md").write_text(markdown(results))
+                                                        if r["solver"] in ISSUE_14)}
+    if not args.quick:
+        write_results(RESULTS_DIR, "liblinear_solvers", results, markdown(results))
 
 
 def markdown(results):
     s = results["settings"]
     lines = [
-        "# dualsvm.LinearSVC -s 4 (Crammer-Singer), -s 5 (L1-regularised) and -s 2 "
-        "(dual=False) vs LIBLINEAR 2.50 vs scikit-learn's LinearSVC",
-        "",
-        f"Command: `{results['command']}`  ",
-        f"Date: {results['date']}  ",
-        *machine_lines(results["machine"], results["load_average_at_end"]),
         f"Threads: {results['threads']}  ",
         f"Settings: C = {s['C']}, -B {s['bias']} (regularised bias), best of {s['repeats']} "
         "interleaved fits, LIBLINEAR's stopping rule at eps and its iteration caps (-s 4: "
@@ -278,7 +249,8 @@ def markdown(results):
               f"iteration (time ratio x LIBLINEAR's iterations / dualsvm's): "
               f"**{results['median_ratio_per_iteration']:.2f}**. -s 2 (dual=False): "
               f"**{by[2]:.2f}**. `*`: stopped at the iteration cap."]
-    return "\n".join(lines) + "\n"
+    return page("dualsvm.LinearSVC -s 4 (Crammer-Singer), -s 5 (L1-regularised) and -s 2 "
+                "(dual=False) vs LIBLINEAR 2.50 vs scikit-learn's LinearSVC", results, lines)
 
 
 if __name__ == "__main__":

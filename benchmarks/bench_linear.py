@@ -25,32 +25,24 @@ See benchmarks/README.md for what every column means.
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
-import warnings
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
 from dualsvm.problems.linear import DualProblem
 
-from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
-                    cores_busy, machine, machine_lines, thread_pools)
+from common import (DATA_DIR, RESULTS_DIR, best_of, cores_busy, fit_liblinear, load,
+                    new_record, page, plus_minus, thread_pools, timed_fit, write_results)
 
-#: Benchmark name -> file in the data directory.
-DATASETS = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2",
-            "reuters": "reuters.trn.bz2"}
+DATASETS = ("a9a", "w8a", "ijcnn1", "reuters")
 LOSSES = {"squared_hinge": 1, "hinge": 3}  # dualsvm / scikit-learn loss -> LIBLINEAR -s
 EPSILONS = (0.1, 0.01)
 C = 1.0
@@ -69,18 +61,10 @@ NO_SHRINK_EPOCHS = 10
 
 # --------------------------------------------------------------------------- data
 
-def load(name):
-    """CSR float64 with sorted int32 indices and labels in {-1.0, +1.0}."""
-    X, y = load_svmlight_file(str(DATA_DIR / DATASETS[name]))
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sum_duplicates()
-    X.sort_indices()
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    classes = np.unique(y)
-    if len(classes) != 2:
-        raise ValueError(f"{name}: expected 2 classes, found {classes}")
-    return X, np.where(y == classes[1], 1.0, -1.0)
+def load_pm(name):
+    """A public set's training rows, labels in {-1.0, +1.0}."""
+    X, y = load(name)
+    return X, plus_minus(y)
 
 
 def matvec_seconds(X, min_total=0.3, min_runs=20):
@@ -101,40 +85,28 @@ def matvec_seconds(X, min_total=0.3, min_runs=20):
 # take it out), so LIBLINEAR's ll.problem is timed with ll.train, and dualsvm's
 # input validation is inside its fit.
 
-def fit_liblinear(X, y, loss, eps):
-    """One non-quiet LIBLINEAR run (ll.problem + ll.train), timed; epochs from its output.
-
-    Its C-level stdout goes to a temporary file (a few lines, inside the timing).
-    """
-    from liblinear import liblinearutil as ll
-
-    param = ll.parameter(f"-s {LOSSES[loss]} -c {C} -e {eps}")
-    with CapturedStdout() as out:
-        with Clock() as clock:
-            with Clock() as setup:
-                prob = ll.problem(y, X)
-            model = ll.train(prob, param)
-    match = re.search(r"#iter = (\d+)", out.text)
+def fit_ll(X, y, loss, eps):
+    """One LIBLINEAR run (ll.problem + ll.train), timed; epochs from its output."""
+    run = fit_liblinear(y, X, f"-s {LOSSES[loss]} -c {C} -e {eps}")
+    model = run.pop("model")
     w = np.zeros(X.shape[1])
     coef = np.asarray(model.get_decfun()[0], dtype=np.float64)
     w[: len(coef)] = coef
     if model.get_labels()[0] != 1:  # LIBLINEAR's first label is its positive class
         w = -w
-    return {**clock.timing, "setup_seconds": setup.seconds, "w": w,
-            "n_iter": int(match.group(1)) if match else None,
-            "status": "max_iter" if "reaching max number of iterations" in out.text
-            else "converged"}
+    return {"seconds": run["seconds"], "cpu_seconds": run["cpu_seconds"],
+            "setup_seconds": run["setup_seconds"], "w": w, "n_iter": run["iterations"],
+            "status": "max_iter" if run["max_iter_reached"] else "converged"}
 
 
 def fit_dualsvm(X, y, loss, eps, max_iter, shrinking=True, monitor=None):
-    est = dualsvm.LinearSVC(C=C, loss=loss, fit_intercept=False, tol=eps, max_iter=max_iter,
-                            shrinking=shrinking, random_state=SEED, monitor=monitor)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X, y)
-    return {**clock.timing, "w": est.coef_[0].copy(), "n_iter": int(est.n_iter_),
-            "status": est.status_[0], "history": est.history_[0]}
+    run = timed_fit(dualsvm.LinearSVC(C=C, loss=loss, fit_intercept=False, tol=eps,
+                                      max_iter=max_iter, shrinking=shrinking,
+                                      random_state=SEED, monitor=monitor), X, y)
+    est = run["model"]
+    return {"seconds": run["seconds"], "cpu_seconds": run["cpu_seconds"],
+            "w": est.coef_[0].copy(), "n_iter": int(est.n_iter_), "status": est.status_[0],
+            "history": est.history_[0]}
 
 
 def full_epoch_seconds(X, y):
@@ -153,15 +125,12 @@ def full_epoch_seconds(X, y):
 
 
 def fit_sklearn(X, y, loss, eps, max_iter):
-    est = SklearnLinearSVC(C=C, loss=loss, dual=True, fit_intercept=False, tol=eps,
-                           max_iter=max_iter, random_state=SEED)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X, y)
-    capped = any(issubclass(c.category, ConvergenceWarning) for c in caught)
-    return {**clock.timing, "w": est.coef_[0].copy(), "n_iter": int(est.n_iter_),
-            "status": "max_iter" if capped else "converged"}
+    run = timed_fit(SklearnLinearSVC(C=C, loss=loss, dual=True, fit_intercept=False, tol=eps,
+                                     max_iter=max_iter, random_state=SEED), X, y)
+    est = run["model"]
+    return {"seconds": run["seconds"], "cpu_seconds": run["cpu_seconds"],
+            "w": est.coef_[0].copy(), "n_iter": int(est.n_iter_),
+            "status": "converged" if run["converged"] else "max_iter"}
 
 
 # ---------------------------------------------------------------------- compile
@@ -210,22 +179,19 @@ def compile_times():
 
 def warm_up():
     """Load dualsvm's compiled kernels, and the peers' first-call costs, before timing."""
-    X, y = load_svmlight_file(str(DATA_DIR / "heart_scale"))
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
+    X, y = load("heart_scale")
     for loss in LOSSES:
         for shrinking in (True, False):
             fit_dualsvm(X, y, loss, 0.1, 50, shrinking=shrinking)
         fit_dualsvm(X, y, loss, 0.1, 5, shrinking=False, monitor=False)
         fit_sklearn(X, y, loss, 0.1, 50)
-        fit_liblinear(X, y, loss, 0.1)
+        fit_ll(X, y, loss, 0.1)
 
 
 # ------------------------------------------------------------------------ running
 
 def run_dataset(name, repeats, max_iter, log):
-    X, y = load(name)
+    X, y = load_pm(name)
     mv = matvec_seconds(X)
     info = {"n_samples": X.shape[0], "n_features": X.shape[1], "nnz": int(X.nnz),
             "matvec_s": mv, "cases": []}
@@ -236,7 +202,7 @@ def run_dataset(name, repeats, max_iter, log):
         for eps in EPSILONS:
             fits = {
                 "dualsvm": lambda: fit_dualsvm(X, y, loss, eps, max_iter),
-                "liblinear": lambda: fit_liblinear(X, y, loss, eps),
+                "liblinear": lambda: fit_ll(X, y, loss, eps),
                 "sklearn": lambda: fit_sklearn(X, y, loss, eps, max_iter),
             }
             case = {"dataset": name, "loss": loss, "eps": eps}
@@ -306,15 +272,10 @@ def _threads(r):
 
 
 def markdown(results):
-    m, s = results["machine"], results["settings"]
+    s = results["settings"]
     cases = [c for d in results["datasets"].values() for c in d["cases"]]
     comp = results["compile"]
     lines = [
-        "# dualsvm.LinearSVC vs LIBLINEAR vs scikit-learn (linear DCD, no bias, C = 1)",
-        "",
-        f"Command: `{results['command']}`  ",
-        f"Date: {results['date']}  ",
-        *machine_lines(m, results["summary"]["load_average_at_end"]),
         f"Settings: best of {s['repeats']} fits per solver, repeats interleaved across "
         f"solvers; max_iter {s['max_iter']} for all three "
         f"(LIBLINEAR 2.50's fixed cap); random_state {SEED}; fit_intercept=False. "
@@ -411,7 +372,8 @@ def markdown(results):
         lines += [f"- {name} {loss} eps={eps}, {solver}: `{message}`"
                   for name, loss, eps, solver, message in errors]
         lines.append("")
-    return "\n".join(lines)
+    return page("dualsvm.LinearSVC vs LIBLINEAR vs scikit-learn (linear DCD, no bias, C = 1)",
+                results, lines)
 
 
 def main(argv=None):
@@ -442,9 +404,7 @@ def main(argv=None):
 
     start = time.perf_counter()
     results = {
-        "command": command_line(argv),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": machine(),
+        **new_record(argv),
         "settings": {"C": C, "fit_intercept": False, "repeats": repeats,
                      "max_iter": args.max_iter, "liblinear_max_iter": LIBLINEAR_MAX_ITER,
                      "random_state": SEED, "epsilons": list(EPSILONS),
@@ -464,14 +424,10 @@ def main(argv=None):
             statistics.median(ratios) if ratios else None)
         results["summary"][f"n_ratios_{solver}"] = len(ratios)
     results["summary"]["wall_seconds"] = time.perf_counter() - start
-    results["summary"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     report = markdown(results)
     print(report)
     if output_dir is not None:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        (output_dir / "linear.md").write_text(report)
-        (output_dir / "linear.json").write_text(json.dumps(results, indent=1) + "\n")
-        log(f"wrote {output_dir / 'linear.md'} and {output_dir / 'linear.json'}")
+        write_results(output_dir, "linear", results, report)
     log(f"total {time.perf_counter() - start:.0f} s")
 
 

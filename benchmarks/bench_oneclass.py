@@ -15,53 +15,34 @@ Run from the repository root::
 """
 
 import argparse
-import json
-import os
-import re
 import statistics
-import warnings
-from datetime import datetime, timezone
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
-from sklearn.exceptions import ConvergenceWarning
 
 import dualsvm
 
-from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
-                    machine, machine_lines, thread_pools)
+from common import (RESULTS_DIR, best_of, fit_liblinear, load, new_record, page, thread_pools,
+                    timed_fit, write_results)
 
-DATASETS = {"heart_scale": "heart_scale", "a9a": "a9a.bz2", "w8a": "w8a.bz2",
-            "ijcnn1": "ijcnn1.bz2"}
+DATASETS = ("heart_scale", "a9a", "w8a", "ijcnn1")
 NUS = (0.1, 0.5)
 EPS = 0.01  # LIBLINEAR's default -e for -s 21
 MAX_ITER = 1000  # LIBLINEAR's fixed cap of solve_oneclass_svm
 
 
-def fit_liblinear(X, nu):
-    from liblinear import liblinearutil as ll
-
-    param = ll.parameter(f"-s 21 -n {nu} -e {EPS}")
-    with CapturedStdout() as out:
-        with Clock() as clock:
-            prob = ll.problem(np.ones(X.shape[0]), X)
-            model = ll.train(prob, param)
-    w, minus_rho = model.get_decfun()
-    return {**clock.timing, "w": np.asarray(w), "rho": -minus_rho,
-            "n_iter": int(re.search(r"#iter = (\d+)", out.text).group(1))}
+def fit_ll(X, nu):
+    run = fit_liblinear(np.ones(X.shape[0]), X, f"-s 21 -n {nu} -e {EPS}")
+    w, minus_rho = run["model"].get_decfun()
+    return {**run, "w": np.asarray(w), "rho": -minus_rho, "n_iter": run["iterations"]}
 
 
 def fit_dualsvm(X, nu):
-    est = dualsvm.LinearOneClassSVM(nu=nu, tol=EPS, max_iter=MAX_ITER)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X)
-    return {**clock.timing, "w": est.coef_[0], "rho": float(est.offset_[0]),
-            "n_iter": int(est.n_iter_)}
+    run = timed_fit(dualsvm.LinearOneClassSVM(nu=nu, tol=EPS, max_iter=MAX_ITER), X)
+    est = run["model"]
+    return {**run, "w": est.coef_[0], "rho": float(est.offset_[0]), "n_iter": int(est.n_iter_)}
 
 
-SOLVERS = {"dualsvm": fit_dualsvm, "liblinear": fit_liblinear}
+SOLVERS = {"dualsvm": fit_dualsvm, "liblinear": fit_ll}
 
 
 def main():
@@ -71,12 +52,10 @@ def main():
     args = parser.parse_args()
     names = ["heart_scale"] if args.quick else list(DATASETS)
     repeats = 1 if args.quick else args.repeats
-    m = machine()
+    record = new_record()
     rows = []
     for name in names:
-        X, _ = load_svmlight_file(str(DATA_DIR / DATASETS[name]))
-        X = X.tocsr()
-        X.sort_indices()
+        X, _ = load(name)
         fit_dualsvm(X, 0.5)  # compile (or load the cache)
         for nu in NUS:
             runs = best_of(repeats, {s: (lambda f=f: f(X, nu)) for s, f in SOLVERS.items()})
@@ -91,26 +70,16 @@ def main():
             print(f"{name} nu={nu}: dualsvm {row['dualsvm']['seconds']:.4f} s, "
                   f"LIBLINEAR {row['liblinear']['seconds']:.4f} s, ratio {row['ratio']:.2f}",
                   flush=True)
-    results = {"command": command_line(), "date": datetime.now(timezone.utc).strftime(
-        "%Y-%m-%d %H:%M UTC"), "machine": m, "threads": thread_pools(),
-        "settings": {"eps": EPS, "repeats": repeats, "max_iter": MAX_ITER},
-        "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows),
-        "load_average_at_end": [round(v, 2) for v in os.getloadavg()]}
-    if args.quick:
-        return
-    RESULTS_DIR.mkdir(exist_ok=True)
-    (RESULTS_DIR / "oneclass.json").write_text(json.dumps(results, indent=1))
-    (RESULTS_DIR / "oneclass.md").write_text(markdown(results))
+    record.update({"threads": thread_pools(),
+                   "settings": {"eps": EPS, "repeats": repeats, "max_iter": MAX_ITER},
+                   "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows)})
+    if not args.quick:
+        write_results(RESULTS_DIR, "oneclass", record, markdown(record))
 
 
 def markdown(results):
     s = results["settings"]
     lines = [
-        "# dualsvm.LinearOneClassSVM vs LIBLINEAR -s 21",
-        "",
-        f"Command: `{results['command']}`  ",
-        f"Date: {results['date']}  ",
-        *machine_lines(results["machine"], results["load_average_at_end"]),
         f"Threads: {results['threads']}  ",
         f"Settings: -e {s['eps']} (LIBLINEAR's default for -s 21), at most {s['max_iter']} "
         f"outer iterations for both (LIBLINEAR's fixed cap), best of {s['repeats']} "
@@ -128,7 +97,7 @@ def markdown(results):
             f"{ll['seconds']:.4f} | {r['ratio']:.2f} | {d['n_iter']} / {ll['n_iter']} | "
             f"{d['objective']:.10g} | {ll['objective']:.10g} | {d['rho']:.8g} | {ll['rho']:.8g} |")
     lines += ["", f"Median dualsvm / LIBLINEAR time ratio: **{results['median_ratio']:.2f}**."]
-    return "\n".join(lines) + "\n"
+    return page("dualsvm.LinearOneClassSVM vs LIBLINEAR -s 21", results, lines)
 
 
 if __name__ == "__main__":

@@ -35,14 +35,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import DATA_DIR, RESULTS_DIR, command_line, machine, machine_lines  # noqa: E402
+from common import DATA_DIR, RESULTS_DIR, data_file, new_record, page, write_results  # noqa: E402
 
-SETS = {  # name: (svmlight file, degree-2 expansion)
-    "a9a": ("a9a.bz2", False),
-    "w8a": ("w8a.bz2", False),
-    "ijcnn1": ("ijcnn1.bz2", False),
-    "a9a-poly2": ("a9a.bz2", True),
-    "ijcnn1-poly2": ("ijcnn1.bz2", True),
+SETS = {  # name: (public set, degree-2 expansion)
+    "a9a": ("a9a", False),
+    "w8a": ("w8a", False),
+    "ijcnn1": ("ijcnn1", False),
+    "a9a-poly2": ("a9a", True),
+    "ijcnn1-poly2": ("ijcnn1", True),
 }
 METHODS = ("in-memory", "bm", "sbm", "dcl")
 LOSSES = ("squared_hinge", "hinge")
@@ -133,12 +133,12 @@ def prepared(name, args):
     source, poly2 = SETS[name]
     whole = os.path.join(args.workdir, f"{name}-whole")
     if not os.path.isdir(whole):  # one block: its size gives the budget
-        convert(str(DATA_DIR / source), whole, block_mb=1e6, poly2=poly2, shuffle=False)
+        convert(str(data_file(source)), whole, block_mb=1e6, poly2=poly2, shuffle=False)
     full = DiskDataset(whole)
     budget = args.fraction * block_nbytes(full.n_samples, full.nnz) / 2**20
     path = os.path.join(args.workdir, f"{name}-blocks")
     if not os.path.isdir(path):
-        convert(str(DATA_DIR / source), path, block_mb=budget / 16, poly2=poly2,
+        convert(str(data_file(source)), path, block_mb=budget / 16, poly2=poly2,
                 shuffle=True, seed=0)
     return path, budget
 
@@ -172,9 +172,12 @@ def main():
     if args.report:  # the run's own options, from the command it records
         with open(args.report) as f:
             saved = json.load(f)
+        if "date" not in saved:  # written before common.page: the load at end in machine
+            saved["date"] = "not recorded"
+            saved["load_average_at_end"] = saved["machine"]["load_average_at_end"]
         options = parser.parse_args(shlex.split(saved["command"])[2:])
         with open(os.path.splitext(args.report)[0] + ".md", "w") as f:
-            f.write(_markdown(saved["runs"], saved["command"], saved["machine"], options))
+            f.write(_markdown(saved, options))
         return None
     if args.run_data:
         args.loss = args.run_loss
@@ -183,7 +186,7 @@ def main():
     from dualsvm.outofcore import DiskDataset
 
     os.makedirs(args.workdir, exist_ok=True)
-    info = machine()
+    record = new_record()
     targets = [(name, *prepared(name, args)) for name in ([] if args.dataset_dir else args.sets)]
     targets += [(os.path.basename(os.path.normpath(d)), d, args.memory) for d in args.dataset_dir]
     rows = []
@@ -214,23 +217,15 @@ def main():
                       f"x{best.get('ratio', float('nan')):5.2f} {best['passes']:6.1f} passes "
                       f"{best['peak_mb']:7.1f} MB peak gap {best['gap']:.1e} "
                       f"{best['status']}", flush=True)
-    load_at_end = [round(x, 2) for x in os.getloadavg()]
-    info["load_average_at_end"] = load_at_end
-    os.makedirs(args.output_dir, exist_ok=True)
-    out = os.path.join(args.output_dir, args.name)
-    with open(out + ".json", "w") as f:
-        json.dump({"command": command_line(), "machine": info, "runs": rows}, f, indent=1)
-    with open(out + ".md", "w") as f:
-        f.write(_markdown(rows, command_line(), info, args))
+    record["runs"] = rows
+    write_results(args.output_dir, args.name, record, _markdown(record, args))
 
 
-def _markdown(rows, command, info, args):
+def _markdown(record, args):
     budget = (f"Budget: {args.memory:g} MB, blocks as converted." if args.dataset_dir else
               f"Budget: {args.fraction:g} of the data's in-memory size, blocks of at most 1/16 "
               "of the budget, rows shuffled at conversion.")
-    lines = ["# Out-of-core training\n", f"Command: `{command}`\n",
-             *machine_lines(info, info["load_average_at_end"]), "",
-             f"C = {args.C:g}, augmented bias (B = 1). Every method stops at a relative duality "
+    lines = [f"C = {args.C:g}, augmented bias (B = 1). Every method stops at a relative duality "
              f"gap of {args.gap_tol:g}, computed by the same function (out of core: each pass "
              f"certifies exactly the mean of w over the pass before); solver tol 1e-12. {budget} "
              "Conversion and the in-memory run's loading "
@@ -243,7 +238,7 @@ def _markdown(rows, command, info, args):
              "DCD's at the same gap. `wait`: mean share of a pass the trainer waited for "
              "the disk.\n"]
     current = None
-    for r in rows:
+    for r in record["runs"]:
         if r["data"] != current:
             current = r["data"]
             lines.append(f"\n## {current}: n = {r['n']}, d = {r['d']}, nnz = {r['nnz']}, "
@@ -261,7 +256,7 @@ def _markdown(rows, command, info, args):
             f"{'' if not ooc else f'{over:.1f}'} | {r['primal']:.10g} | {r['gap']:.1e} | "
             f"{r.get('rel_diff', float('nan')):.1e} | {r.get('cache_rows', '')} | "
             f"{'' if not ooc else format(r['wait_share'], '.2f')} | {r['status']} |")
-    return "\n".join(lines) + "\n"
+    return page("Out-of-core training", record, lines)
 
 
 if __name__ == "__main__":

@@ -37,13 +37,10 @@ Run from the repository root, under the exclusive CPU lock::
 """
 
 import argparse
-import json
 import math
-import os
 import sys
 import time
 import warnings
-from datetime import datetime, timezone
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -51,11 +48,9 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
 import dualsvm
-from dualsvm.data.svmlight import read_svmlight
 
-from bench_linear import load
-from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
-                    machine, machine_lines, thread_pools)
+from common import (RESULTS_DIR, CapturedStdout, Clock, best_of, load, new_record, page,
+                    plus_minus, thread_pools, write_results)
 
 DATASETS = ("a9a", "w8a", "ijcnn1")
 LOSSES = ("hinge", "squared_hinge")
@@ -68,7 +63,7 @@ FOLDS = 5
 #: joblib workers of LinearSVCCV and GridSearchCV (the machine's 2 cores; LIBLINEAR's -C
 #: is serial); LinearSVCCV is also timed with one.
 JOBS = 2
-KERNEL_DATA = "w7a.bz2"
+KERNEL_DATA = "w7a"
 KERNEL_GAMMA = 1.0 / 300
 KERNEL_TOL = 1e-3
 #: The kernel path's solvers: SMO (the issue's mark) and the working-set solver, which
@@ -242,7 +237,7 @@ def run_cv(name, X, y, Cs, gap_tol, log):
 # ---------------------------------------------------------------- 3. kernel path
 
 def run_kernel(repeats, max_log2c, log, solver="smo"):
-    X, y = read_svmlight(str(DATA_DIR / KERNEL_DATA))
+    X, y = load(KERNEL_DATA)
     Cs = grid(20, -5, max_log2c)
     svc = dualsvm.SVC(gamma=KERNEL_GAMMA, tol=KERNEL_TOL, solver=solver)
     models = {}
@@ -312,11 +307,7 @@ def _stopping_rule(cases):
 
 
 def markdown(results):
-    m = results["machine"]
-    lines = ["# Choosing C: warm-started paths and cross-validation", "",
-             f"Command: `{results['command']}`  ", f"Date: {results['date']}  ",
-             *machine_lines(m, results.get("load_average_at_end")),
-             f"Threads: {results['threads']}"]
+    lines = [f"Threads: {results['threads']}"]
     if results["paths"]:
         lines += ["",
                   "## 1. Paths: 81 C from 2^-10 to 2^10 (no bias, eps 0.1, at most 1000 epochs)", "",
@@ -403,7 +394,7 @@ def markdown(results):
                 f"{k['max_worse_rel_diff']:+.1e} ({k['worst_C']:.3g}) | {k['max_path_gap']:.1e} | "
                 f"{k['max_cold_gap']:.1e} | {mark(k['ratio_one_cold'] <= KERNEL_VS_ONE_COLD)}, "
                 f"{mark(k['within_own_gap'])} |")
-    return "\n".join(lines) + "\n"
+    return page("Choosing C: warm-started paths and cross-validation", results, lines)
 
 
 def main(argv=None):
@@ -430,16 +421,16 @@ def main(argv=None):
 
     # warm-up: compile everything the timed runs use
     X, y = load("a9a")
+    y = plus_minus(y)
     quiet(lambda: dualsvm.c_path(linear("hinge"), X[:2000], y[:2000], grid(3)))
     quiet(lambda: dualsvm.c_path(linear("squared_hinge"), X[:2000], y[:2000], grid(3)))
     for solver in KERNEL_SOLVERS:
         quiet(lambda: dualsvm.c_path(dualsvm.SVC(solver=solver), X[:6000], y[:6000], grid(3)))
-    results = {"command": command_line(argv), "machine": machine(),
-               "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               "repeats": args.repeats, "threads": thread_pools(), "paths": [], "cv": []}
+    results = {**new_record(argv), "repeats": args.repeats, "threads": thread_pools(), "paths": [], "cv": []}
     Cs = grid(n_C)
     for name in args.datasets:
         X, y = load(name)
+        y = plus_minus(y)
         if "paths" in args.parts:
             results["paths"] += run_paths(name, X, y, Cs, args.repeats, args.gap_tol, log)
         if "cv" in args.parts:
@@ -447,14 +438,10 @@ def main(argv=None):
     if "kernel" in args.parts and not args.quick:
         results["kernel"] = [run_kernel(args.kernel_repeats, args.kernel_max_log2c, log, solver)
                              for solver in KERNEL_SOLVERS]
-    results["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     text = markdown(results)
     print(text)
     if not args.quick:
-        RESULTS_DIR.mkdir(exist_ok=True)
-        (RESULTS_DIR / f"{args.name}.json").write_text(
-            json.dumps(results, indent=1, default=lambda value: value.item()))  # NumPy scalars
-        (RESULTS_DIR / f"{args.name}.md").write_text(text)
+        write_results(RESULTS_DIR, args.name, results, text)
 
 
 if __name__ == "__main__":

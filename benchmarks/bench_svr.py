@@ -25,25 +25,18 @@ Run from the repository root::
 """
 
 import argparse
-import json
-import os
-import re
 import statistics
-import warnings
-from datetime import datetime, timezone
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVR as SklearnLinearSVR
 
 import dualsvm
 from dualsvm.problems.linear import SVRDualProblem
 
-from common import (DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line,
-                    machine, machine_lines, thread_pools)
+from common import (RESULTS_DIR, best_of, fit_liblinear, load, new_record, page, thread_pools,
+                    timed_fit, write_results)
 
-DATASETS = {"housing": "housing_scale", "a9a": "a9a.bz2", "ijcnn1": "ijcnn1.bz2"}
+DATASETS = {"housing": "housing_scale", "a9a": "a9a", "ijcnn1": "ijcnn1"}
 LOSSES = {"squared_epsilon_insensitive": 12, "epsilon_insensitive": 13}
 EPSILONS = (0.1, 0.01)
 C, P, BIAS = 1.0, 0.1, 1.0
@@ -51,42 +44,32 @@ LIBLINEAR_MAX_ITER = 300  # LIBLINEAR 2.50's fixed cap of solve_l2r_l1l2_svr
 SEED = 0
 
 
-def fit_liblinear(X, y, loss, eps):
-    from liblinear import liblinearutil as ll
+def fit_ll(X, y, loss, eps):
+    run = fit_liblinear(y, X, f"-s {LOSSES[loss]} -c {C} -p {P} -e {eps} -B {BIAS}")
+    coef, b = run["model"].get_decfun()
+    return {**run, "w": np.append(coef, b / BIAS), "n_iter": run["iterations"]}
 
-    param = ll.parameter(f"-s {LOSSES[loss]} -c {C} -p {P} -e {eps} -B {BIAS}")
-    with CapturedStdout() as out:
-        with Clock() as clock:
-            prob = ll.problem(y, X)
-            model = ll.train(prob, param)
-    coef, b = model.get_decfun()
-    return {**clock.timing, "w": np.append(coef, b / BIAS),
-            "n_iter": int(re.search(r"#iter = (\d+)", out.text).group(1))}
+
+def fit_estimator(model, X, y):
+    run = timed_fit(model, X, y)
+    est = run["model"]
+    return {**run, "w": np.append(est.coef_, est.intercept_[0] / BIAS),
+            "n_iter": int(est.n_iter_)}
 
 
 def fit_dualsvm(X, y, loss, eps):
-    est = dualsvm.LinearSVR(C=C, epsilon=P, loss=loss, tol=eps, max_iter=LIBLINEAR_MAX_ITER,
-                            intercept_scaling=BIAS, random_state=SEED)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X, y)
-    return {**clock.timing, "w": np.append(est.coef_, est.intercept_[0] / BIAS),
-            "n_iter": int(est.n_iter_)}
+    return fit_estimator(dualsvm.LinearSVR(
+        C=C, epsilon=P, loss=loss, tol=eps, max_iter=LIBLINEAR_MAX_ITER,
+        intercept_scaling=BIAS, random_state=SEED), X, y)
 
 
 def fit_sklearn(X, y, loss, eps):
-    est = SklearnLinearSVR(C=C, epsilon=P, loss=loss, tol=eps, dual=True,
-                           max_iter=LIBLINEAR_MAX_ITER, intercept_scaling=BIAS, random_state=SEED)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with Clock() as clock:
-            est.fit(X, y)
-    return {**clock.timing, "w": np.append(est.coef_, est.intercept_[0] / BIAS),
-            "n_iter": int(est.n_iter_)}
+    return fit_estimator(SklearnLinearSVR(
+        C=C, epsilon=P, loss=loss, tol=eps, dual=True, max_iter=LIBLINEAR_MAX_ITER,
+        intercept_scaling=BIAS, random_state=SEED), X, y)
 
 
-SOLVERS = {"dualsvm": fit_dualsvm, "liblinear": fit_liblinear, "sklearn": fit_sklearn}
+SOLVERS = {"dualsvm": fit_dualsvm, "liblinear": fit_ll, "sklearn": fit_sklearn}
 
 
 def main():
@@ -96,15 +79,10 @@ def main():
     args = parser.parse_args()
     names = ["housing"] if args.quick else list(DATASETS)
     repeats = 1 if args.quick else args.repeats
-    m = machine()
+    record = new_record()
     rows = []
     for name in names:
-        X, y = load_svmlight_file(str(DATA_DIR / DATASETS[name]))
-        X = X.tocsr()
-        X.sort_indices()
-        # 32-bit indices: scikit-learn's LIBLINEAR wrapper refuses int64 ones
-        X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
-        y = y.astype(np.float64)
+        X, y = load(DATASETS[name])
         fit_dualsvm(X, y, "epsilon_insensitive", 0.1)  # compile (or load the cache)
         for loss in LOSSES:
             problem = SVRDualProblem(X, y, np.full(len(y), C), loss, "augmented", BIAS, P)
@@ -122,27 +100,17 @@ def main():
                 print(f"{name} {loss} eps={eps}: dualsvm {row['dualsvm']['seconds']:.4f} s, "
                       f"LIBLINEAR {row['liblinear']['seconds']:.4f} s, ratio {row['ratio']:.2f}",
                       flush=True)
-    results = {"command": command_line(), "date": datetime.now(timezone.utc).strftime(
-        "%Y-%m-%d %H:%M UTC"), "machine": m, "threads": thread_pools(),
-        "settings": {"C": C, "p": P, "bias": BIAS, "repeats": repeats,
-                     "max_iter": LIBLINEAR_MAX_ITER, "random_state": SEED},
-        "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows),
-        "load_average_at_end": [round(v, 2) for v in os.getloadavg()]}
-    if args.quick:
-        return
-    RESULTS_DIR.mkdir(exist_ok=True)
-    (RESULTS_DIR / "svr.json").write_text(json.dumps(results, indent=1))
-    (RESULTS_DIR / "svr.md").write_text(markdown(results))
+    record.update({"threads": thread_pools(),
+                   "settings": {"C": C, "p": P, "bias": BIAS, "repeats": repeats,
+                                "max_iter": LIBLINEAR_MAX_ITER, "random_state": SEED},
+                   "rows": rows, "median_ratio": statistics.median(r["ratio"] for r in rows)})
+    if not args.quick:
+        write_results(RESULTS_DIR, "svr", record, markdown(record))
 
 
 def markdown(results):
     s = results["settings"]
     lines = [
-        "# dualsvm.LinearSVR vs LIBLINEAR -s 12 / -s 13 vs scikit-learn's LinearSVR",
-        "",
-        f"Command: `{results['command']}`  ",
-        f"Date: {results['date']}  ",
-        *machine_lines(results["machine"], results["load_average_at_end"]),
         f"Threads: {results['threads']}  ",
         f"Settings: C = {s['C']}, -p {s['p']}, -B {s['bias']} (regularised bias), best of "
         f"{s['repeats']} interleaved fits, at most {s['max_iter']} epochs for all three "
@@ -168,7 +136,8 @@ def markdown(results):
             f"{d['primal']:.10g} | {ll['primal']:.10g} | {sk['primal']:.10g} |")
     lines += ["", f"Median dualsvm / LIBLINEAR time ratio: **{results['median_ratio']:.2f}**. "
               "`*`: stopped at the 300-epoch cap."]
-    return "\n".join(lines) + "\n"
+    return page("dualsvm.LinearSVR vs LIBLINEAR -s 12 / -s 13 vs scikit-learn's LinearSVR",
+                results, lines)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Prints a Markdown table; ``--output FILE`` also writes it.
 """
 
 import argparse
-import os
 import time
 from pathlib import Path
 
@@ -32,8 +31,7 @@ from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers import ws_smo
 from dualsvm.solvers.smo import SMO
 
-from bench_kernel import DATASETS, load
-from common import command_line, machine, machine_lines
+from common import load, new_record, page, plus_minus
 
 CACHE_MB = 100
 
@@ -111,22 +109,20 @@ def profile_ws(X, y, kernel):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", nargs="+", choices=list(DATASETS),
+    parser.add_argument("--datasets", nargs="+", choices=["a9a", "w7a", "w8a", "ijcnn1"],
                         default=["a9a", "ijcnn1", "w7a"])
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
-    lines = ["# Profile: where kernel SVM fit time goes", "",
-             f"Command: `{command_line(argv)}`  ",
-             *machine_lines(machine(), [round(x, 2) for x in os.getloadavg()]), "",
-             f"RBF, C = 1, gamma = 1/n_features, tol 1e-3, cache {CACHE_MB} MB; one fit each "
+    record = new_record(argv)
+    lines = [f"RBF, C = 1, gamma = 1/n_features, tol 1e-3, cache {CACHE_MB} MB; one fit each "
              "(wall seconds, all threads). Entries: kernel values computed (the final "
              "float64 gradient included).", "",
              "| data | solver | fit s | phases s | steps (outer) | entries | dual |",
              "|---|---|---|---|---|---|---|"]
     bounds = []
     for name in args.datasets:
-        X, y = load(DATASETS[name][0])
-        y = np.where(y == np.unique(y)[1], 1.0, -1.0)
+        X, y = load(name)
+        y = plus_minus(y)
         kernel = make_kernel("rbf", gamma=1.0 / X.shape[1])
         WarmUp = X[:300], y[:300]  # compile outside the clock
         profile_ws(*WarmUp, kernel)
@@ -148,7 +144,7 @@ def main(argv=None):
               "entries times the bulk cost.", "",
               "| data | q_column ns/entry | bulk tiles ns/entry | SMO's entries | "
               "bound s |", "|---|---|---|---|---|", *bounds]
-    text = "\n".join(lines) + "\n"
+    text = page("Profile: where kernel SVM fit time goes", record, lines)
     print(text)
     if args.output:
         args.output.write_text(text)

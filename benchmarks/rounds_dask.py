@@ -17,9 +17,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import DATA_DIR, RESULTS_DIR, command_line  # noqa: E402
+from common import RESULTS_DIR, data_file, new_record, page  # noqa: E402
 
-FILES = {"a9a": "a9a.bz2", "w8a": "w8a.bz2", "ijcnn1": "ijcnn1.bz2", "reuters": "reuters.trn.bz2"}
 
 
 class _Done:
@@ -101,8 +100,8 @@ def main():
     import bench_dask
     from dualsvm.outofcore import convert
 
-    lines = ["# CoCoA+ rounds to a gap, in process (no Dask)\n", f"Command: `{command_line()}`\n",
-             f"C = {args.C:g}, no bias, gap {args.gap_tol:g}, {args.local_epochs} local DCD "
+    record = new_record()
+    lines = [f"C = {args.C:g}, no bias, gap {args.gap_tol:g}, {args.local_epochs} local DCD "
              f"epochs a round, at most {args.max_rounds} rounds; partition seeds 0. A cell: "
              "rounds (sigma' of the last round); `>` when the limit stopped the run. The "
              "rows of `disjoint` (bench_dask.py) are in 8 groups with their own features, so "
@@ -116,7 +115,7 @@ def main():
         else:
             data = os.path.join(args.workdir, f"{name}-0.25")
             if not os.path.isdir(data):
-                convert(str(DATA_DIR / FILES[name]), data, block_mb=0.25, shuffle=True, seed=0)
+                convert(str(data_file(name)), data, block_mb=0.25, shuffle=True, seed=0)
         for loss in args.losses:
             for K in args.partitions:
                 cells = []
@@ -129,7 +128,7 @@ def main():
                     print(name, loss, K, sigma, n, status, last, flush=True)
                 lines.append(f"| {name} | {loss} | {K} | " + " | ".join(cells) + " |")
     with open(args.output, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(page("CoCoA+ rounds to a gap, in process (no Dask)", record, lines))
 
 
 if __name__ == "__main__":

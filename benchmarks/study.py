@@ -52,31 +52,27 @@ and the figures ``docs/figures/study_*.png``.
 
 import argparse
 import json
-import os
 import sys
 import time
 import warnings
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
 from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, ImplicitSGD, PairCD, Pegasos, Stopping, run_epochs
 
-from bench_linear import fit_liblinear  # the same peer call as the speed benchmark
-from common import DATA_DIR, REPO, Clock, command_line, machine
+from bench_linear import fit_ll  # the same peer call as the speed benchmark
+from common import DATA_DIR, REPO, Clock, load, new_record, page, plus_minus, write_results
+from common import DATASETS as PUBLIC_SETS
 
 SEED = 0
 C = 1.0
 LOSS = "hinge"
-#: name -> (training file, test file or None: a held-out split of the training file)
-DATASETS = {"a9a": ("a9a.bz2", "a9a.t.bz2"), "w8a": ("w8a.bz2", None),
-            "ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2"), "reuters": ("reuters.trn.bz2", "reuters.tst.bz2")}
+#: The public sets (common.DATASETS); w8a has no test file: a held-out split of its rows.
+DATASETS = ("a9a", "w8a", "ijcnn1", "reuters")
 HOLDOUT = 0.2
 LIBLINEAR_EPS = (10.0, 3.0, 1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001)
 TARGETS = (1e-1, 1e-2, 1e-3, 1e-4)
@@ -110,34 +106,23 @@ def log(*parts):
 
 # --------------------------------------------------------------------------- data
 
-def canonical(X):
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sum_duplicates()
-    X.sort_indices()
-    X.indices = X.indices.astype(np.int32)  # scikit-learn's SGD takes int32 indices only
-    X.indptr = X.indptr.astype(np.int32)
-    return X
-
-
-def load(name, quick=False):
+def load_split(name, quick=False):
     """(X, y, X_test, y_test, note): CSR data, labels in {-1, +1}."""
-    train, test = DATASETS[name]
-    X, y = load_svmlight_file(str(DATA_DIR / train))
-    classes = np.unique(y)
-    y = np.where(y == classes[1], 1.0, -1.0)
-    if test is None:
+    X, y = load(name)
+    y = plus_minus(y)
+    try:
+        Xt, yt = load(name, "test")
+        yt = plus_minus(yt)
+        note = f"test file {PUBLIC_SETS[name][1]}"
+    except ValueError:  # no test file
         order = np.random.default_rng(SEED).permutation(len(y))
         cut = int(round(len(y) * (1 - HOLDOUT)))
         X, y, Xt, yt = X[order[:cut]], y[order[:cut]], X[order[cut:]], y[order[cut:]]
         note = f"no test file: a random {HOLDOUT:.0%} of the rows held out (seed {SEED})"
-    else:
-        Xt, yt = load_svmlight_file(str(DATA_DIR / test), n_features=X.shape[1])
-        yt = np.where(yt == classes[1], 1.0, -1.0)
-        note = f"test file {test}"
     if quick:
         X, y = X[:5000], y[:5000]
         note += "; --quick: first 5000 training rows"
-    return canonical(X), y, canonical(Xt), yt, note
+    return X, y, Xt, yt, note
 
 
 def load_cleveland(n, seed=SEED):
@@ -246,7 +231,7 @@ def run_method(kind, options, X, y, X_test, y_test, bias, caps):
     if kind == "liblinear":
         records = []
         for eps in LIBLINEAR_EPS:
-            run = fit_liblinear(X, y, LOSS, eps)
+            run = fit_ll(X, y, LOSS, eps)
             records.append({"eps": eps, "epoch": run["n_iter"], "seconds": run["seconds"],
                             "cpu_seconds": run["cpu_seconds"], "status": run["status"],
                             **scorer(problem, X_test, y_test, lambda: (run["w"], 0.0))()})
@@ -412,9 +397,8 @@ def boundary_figures(figures_dir):
 
 def warm_up():
     """Compile (or load) every kernel on heart_scale, outside all timings."""
-    X, y = load_svmlight_file(str(DATA_DIR / "heart_scale"))
-    X = canonical(X)
-    y = np.where(y > 0, 1.0, -1.0)
+    X, y = load("heart_scale")
+    y = plus_minus(y)
     for kind, options in [("dcd", {"shuffle": True, "shrinking": True}), ("pegasos", {}),
                           ("implicit", {})]:
         for bias in ("none", "augmented"):
@@ -466,9 +450,7 @@ def main(argv=None):
     if args.boundary_only:
         return
     start = time.perf_counter()
-    results = {"command": command_line(argv),
-               "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "machine": machine(),
+    results = {**new_record(argv),
                "settings": {"C": C, "loss": LOSS, "time_cap": args.time_cap,
                             "exact_cap": args.exact_cap, "max_epochs": args.max_epochs,
                             "liblinear_eps": LIBLINEAR_EPS, "seed": SEED,
@@ -478,7 +460,7 @@ def main(argv=None):
     warm_up()
     caps = (args.max_epochs, args.time_cap)
     for name in args.datasets:
-        X, y, X_test, y_test, note = load(name, args.quick)
+        X, y, X_test, y_test, note = load_split(name, args.quick)
         log(f"{name}: n = {X.shape[0]}, d = {X.shape[1]}, nnz = {X.nnz}, test n = {len(y_test)}")
         runs = repeated(repeats, [(label, kind, options, "none", caps)
                                   for label, (kind, options) in METHODS.items()],
@@ -552,12 +534,10 @@ def main(argv=None):
                               "Cleveland heart disease: dual CD against primal SGD "
                               "(L1 loss, augmented bias, C = 1)", x=x)
     results["total_seconds"] = time.perf_counter() - start
-    results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     text = markdown(results)
     print(text)
     if write:
-        (results_dir / "study.json").write_text(json.dumps(results, indent=1) + "\n")
-        (results_dir / "study.md").write_text(text)
+        write_results(results_dir, "study", results, text)
     log(f"total {results['total_seconds']:.0f} s")
 
 
@@ -622,17 +602,8 @@ def claims(results):
 
 
 def markdown(results):
-    m = results["machine"]
     lines = [
-        "# Convergence study (L1-loss SVM, C = 1)",
-        "",
-        f"Command: `{results['command']}`  ",
-        f"Date: {results['date']}; total {results['total_seconds']:.0f} s  ",
-        f"Machine: {m['nproc']} CPUs, {m['cpu']}; load average at start "
-        f"{m['load_average_at_start']}, at end {m['load_average_at_end']}  ",
-        f"Versions: Python {m['python']}, NumPy {m['numpy']}, Numba {m['numba']}, "
-        f"scikit-learn {m['scikit-learn']}, liblinear-official {m['liblinear-official']}, "
-        f"dualsvm git {m['git']}  ",
+        f"Total {results['total_seconds']:.0f} s.  ",
         f"Stopping, the same for every trajectory: {results['settings']['time_cap']} s of "
         f"solver time or {results['settings']['max_epochs']} epochs (exact bias: "
         f"{results['settings']['exact_cap']} s), dual CD also at its own tol 1e-8 (the "
@@ -679,7 +650,7 @@ def markdown(results):
                              f"{certified[label]:.1e} relative ((P* - D_ref)/P*).")
     if results["datasets"]:
         lines += claims(results)
-    return "\n".join(lines) + "\n"
+    return page("Convergence study (L1-loss SVM, C = 1)", results, lines)
 
 
 if __name__ == "__main__":

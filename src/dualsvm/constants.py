@@ -17,6 +17,11 @@ L1_LOSSES = ("hinge", "epsilon_insensitive")
 #: How the bias is fitted (see :mod:`dualsvm.problems`).
 BIAS_MODES = ("none", "augmented", "exact")
 
+#: LIBLINEAR's ``-s`` numbers (its ``solver_type``) of LinearSVC's problems: the L2
+#: penalty with the squared hinge in the dual and in the primal, the hinge in the dual,
+#: Crammer and Singer's multi-class SVM, the L1 penalty with the squared hinge.
+L2R_L2LOSS_SVC_DUAL, L2R_L2LOSS_SVC, L2R_L1LOSS_SVC_DUAL, MCSVM_CS, L1R_L2LOSS_SVC = 1, 2, 3, 4, 5
+
 #: Kernel codes across the Python/Numba boundary: LIBSVM's ``-t`` numbers.
 LINEAR, POLY, RBF, SIGMOID, PRECOMPUTED = 0, 1, 2, 3, 4
 KERNELS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,

@@ -23,11 +23,11 @@ from sklearn.base import _fit_context  # noqa: I001
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..constants import LOSSES
+from ..constants import LOSSES, MCSVM_CS
 from ..data.validation import canonical, sample_costs, training_data
 from ..training.fitted import LinearFit
-from ..training.linear import CRAMMER_SINGER, LIBLINEAR_PRIMAL_TYPES, PRIMAL_SOLVERS, WarmStart, \
-    bias_mode, fit_linear, linear_path, solver_type, stacked_weights
+from ..training.linear import LIBLINEAR_PRIMAL_TYPES, PRIMAL_SOLVERS, WarmStart, bias_mode, \
+    fit_linear, liblinear_type, linear_path, stacked_weights
 from .base import FitMixin
 
 
@@ -335,9 +335,9 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
             raise ValueError(f"solver={self.solver!r} runs stochastic steps on w in the primal "
                              "for the L2 penalty, one-vs-rest; multi_class='crammer_singer', "
                              "penalty='l1' and dual=True need solver='dcd'")
-        kind = solver_type(self.get_params(deep=False))  # scikit-learn's combinations
-        if self._bias_mode() == "exact" and (kind == CRAMMER_SINGER
-                                             or kind in LIBLINEAR_PRIMAL_TYPES):
+        solver_type = liblinear_type(self.get_params(deep=False))  # scikit-learn's combinations
+        if self._bias_mode() == "exact" and (solver_type == MCSVM_CS
+                                             or solver_type in LIBLINEAR_PRIMAL_TYPES):
             raise ValueError("intercept_mode='exact' (the constraint y'a = 0) is a property of "
                              "the binary L2-penalty dual; with multi_class='crammer_singer', "
                              "penalty='l1' or dual=False the intercept is augmented "
@@ -369,12 +369,12 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         or w and step counts (primal solvers), when they fit the data; else None."""
         if not (self.warm_start and hasattr(self, "coef_") and hasattr(self, "t_")):
             return None
-        kind = solver_type(self.get_params(deep=False))
-        if kind == CRAMMER_SINGER:
+        solver_type = liblinear_type(self.get_params(deep=False))
+        if solver_type == MCSVM_CS:
             alpha = getattr(self, "alpha_", None)
             same = alpha is not None and alpha.shape == (len(classes), X.shape[0])
             return WarmStart(alpha=alpha) if same else None
-        if kind in LIBLINEAR_PRIMAL_TYPES:
+        if solver_type in LIBLINEAR_PRIMAL_TYPES:
             weights = self._weights()
             same = np.array_equal(self.classes_, classes) and \
                 weights.shape[1] == self._n_weights(X)

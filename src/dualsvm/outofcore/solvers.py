@@ -23,11 +23,9 @@ in memory while DCD runs (``solvers/_dcd_jit.dcd_epoch``, through
   rows leave when it is full) and drops rows that the epsilon rule marks, all
   without the GIL.
 
-Why regroup: with a fixed partition of a9a into 6 blocks, block minimization
-plateaued at a relative gap of 2.5e-2 after 30 passes however exactly each block
-was solved; the same rows in 24 to 600 smaller blocks, grouped at random into
-sub-problems of the same size each pass, reached 1.4e-4 to 9e-5 (issue #10).
-A fixed partition is what stalls; a fresh grouping costs no memory.
+Why regroup: a fixed partition is what stalls (block minimization on a9a plateaued
+two orders of magnitude above the gap of random regroupings, issue #10), and a fresh
+grouping each pass costs no memory.
 
 An *epoch* (one call of ``epoch()``, one record of the driver) is one pass over
 the data on disk. The certificate costs no pass of its own while training: the
@@ -38,8 +36,7 @@ previous pass proposed, v = the mean of w over that pass (taken after each
 sub-problem, BM and SBM, or at each block's arrival, DCL), and ends with the
 exact certificate P(v) - D(a) of v; weak duality makes it a valid bound for v,
 whatever a is. The mean beats the w of the pass's end, which leans towards the
-last rows trained: measured on w8a (hinge, BM), the mean's gap is about half
-the end's pass after pass (1e-3 after 51 passes instead of 73). Training stops
+last rows trained (about half its gap, pass after pass, on w8a). Training stops
 when the certified gap is at most ``gap_tol``, and returns v (``model_w``).
 Only a run stopped otherwise (passes, time, Ctrl-C) costs one more pass: the
 exact primal of w(a), returned if it beats the last certified v.
@@ -276,9 +273,8 @@ def _return_freed_blocks_to_the_os():
     leaves the process at once.
 
     By default glibc raises that threshold after each such free (up to 32 MiB)
-    and then serves blocks from heaps that keep freed memory: measured on
-    a9a-poly2 (2 MB blocks, 16.5 MB budget), SBM's peak RSS crept to 23 MB after
-    40 passes and 50 MB after 370, against 17.4 MB with a fixed threshold.
+    and then serves blocks from heaps that keep freed memory: SBM's peak RSS then
+    crept ever further above its budget.
     """
     import ctypes
     import ctypes.util

@@ -98,15 +98,7 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         With ``params`` named as LinearSVC's, ``alpha_`` of shape (1, n) and
         ``history_[0]`` the per-pass records.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    allowed = {"dcl": {"epsilon", "inner_ratio"}}.get(method, {"inner_epochs", "inner_ratio"})
-    unknown = sorted(set(method_options) - allowed)
-    if unknown:
-        raise TypeError(f"method {method!r} takes no option {', '.join(unknown)} "
-                        f"(its options: {', '.join(sorted(allowed))})")
-    if not memory > 0:
-        raise ValueError(f"memory must be > 0 MB, got {memory!r}")
+    _check_options(method, memory, method_options)
     if not isinstance(dataset, DiskDataset):
         dataset = DiskDataset(dataset)
     labels = dataset.labels
@@ -117,22 +109,8 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         class_weight = balanced_class_weight(labels, dataset.label_counts)
     problem = DiskProblem(dataset, float(labels[-1]), C, class_weight, loss,
                           "augmented" if fit_intercept else "none", intercept_scaling)
-    alpha = w = state = None
-    done_passes = 0
-    if resume and checkpoint is not None and os.path.exists(checkpoint):
-        alpha, w, done_passes, state = load_checkpoint(checkpoint, problem, method)
-    solver_class = DualCachedLoops if method == "dcl" else BlockMinimization
-    if method != "dcl":
-        method_options["selective"] = method == "sbm"
-    solver = solver_class(problem, tol, memory=int(memory * 2**20), gap_tol=gap_tol,
-                          shrinking=shrinking, shuffle=shuffle,
-                          random_state=random_generator(random_state), alpha=alpha, w=w,
-                          **method_options)
-    if state is not None:
-        try:
-            solver.restore(*state)
-        except (KeyError, TypeError, ValueError) as e:
-            raise DataError(f"{checkpoint}: damaged solver state ({one_line(e)})") from None
+    solver, done_passes = _solver(problem, method, tol, memory, gap_tol, shrinking, shuffle,
+                                  random_state, checkpoint, resume, method_options)
     saver = None if checkpoint is None else _Saver(checkpoint, problem, solver, method,
                                                    done_passes, checkpoint_every,
                                                    checkpoint_seconds)
@@ -145,25 +123,68 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
     stopping = Stopping(max_iter=max(max_iter - done_passes, 0), gap_tol=gap_tol,
                         time_limit=time_limit, callback=after_pass, verbose=verbose)
     # The reader thread and the trainer use the cores; an idle BLAS thread pool
-    # would spin on one of them after every dot product over n (measured on w8a,
-    # BM: a whole core for 2 s of training, 6% slower end to end).
+    # would spin on one of them after every dot product over n (a whole core on w8a).
     with threadpool_limits(1, user_api="blas"):
         result = run_epochs(solver, problem, stopping)
     if saver is not None:
         saver.save()
     for record in result.history:
         record["epoch"] += done_passes
-    coef, intercept = problem.coef_intercept(result.w)
     params = dict(C=C, loss=loss, solver="dcd", fit_intercept=fit_intercept,
                   intercept_mode="augmented", intercept_scaling=intercept_scaling, tol=tol,
                   gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
                   shrinking=shrinking, shuffle=shuffle, random_state=random_state,
                   class_weight=class_weight, callback=callback, verbose=verbose)
-    return LinearFit(params=params, classes_=labels.copy(), coef_=coef[None, :],
-                     intercept_=np.array([intercept]), alpha_=result.alpha[None, :],
-                     n_iter_=result.n_iter + done_passes, primal_=np.array([result.primal]),
-                     dual_=np.array([result.dual]), gap_=np.array([result.gap]),
-                     status_=[result.status], history_=[result.history])
+    return _linear_fit(problem, result, params, done_passes)
+
+
+def _check_options(method, memory, method_options):
+    """ValueError for an unknown method or a memory budget <= 0, TypeError for an
+    option ``method`` does not take."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    allowed = {"dcl": {"epsilon", "inner_ratio"}}.get(method, {"inner_epochs", "inner_ratio"})
+    unknown = sorted(set(method_options) - allowed)
+    if unknown:
+        raise TypeError(f"method {method!r} takes no option {', '.join(unknown)} "
+                        f"(its options: {', '.join(sorted(allowed))})")
+    if not memory > 0:
+        raise ValueError(f"memory must be > 0 MB, got {memory!r}")
+
+
+def _solver(problem, method, tol, memory, gap_tol, shrinking, shuffle, random_state,
+            checkpoint, resume, method_options):
+    """(solver, passes done): the solver of ``method``, started from the checkpoint
+    (with its own state when the checkpoint is of the same method) when resuming."""
+    alpha = w = state = None
+    done_passes = 0
+    if resume and checkpoint is not None and os.path.exists(checkpoint):
+        alpha, w, done_passes, state = load_checkpoint(checkpoint, problem, method)
+    if method == "dcl":
+        solver_class, options = DualCachedLoops, method_options
+    else:
+        solver_class, options = BlockMinimization, {**method_options, "selective": method == "sbm"}
+    solver = solver_class(problem, tol, memory=int(memory * 2**20), gap_tol=gap_tol,
+                          shrinking=shrinking, shuffle=shuffle,
+                          random_state=random_generator(random_state), alpha=alpha, w=w,
+                          **options)
+    if state is not None:
+        try:
+            solver.restore(*state)
+        except (KeyError, TypeError, ValueError) as e:
+            raise DataError(f"{checkpoint}: damaged solver state ({one_line(e)})") from None
+    return solver, done_passes
+
+
+def _linear_fit(problem, result, params, done_passes):
+    """The :class:`LinearFit` of a run (one binary problem, ``done_passes`` before it)."""
+    coef, intercept = problem.coef_intercept(result.w)
+    return LinearFit(params=params, classes_=problem.dataset.labels.copy(),
+                     coef_=coef[None, :], intercept_=np.array([intercept]),
+                     alpha_=result.alpha[None, :], n_iter_=result.n_iter + done_passes,
+                     primal_=np.array([result.primal]), dual_=np.array([result.dual]),
+                     gap_=np.array([result.gap]), status_=[result.status],
+                     history_=[result.history])
 
 
 # ---------------------------------------------------------------- checkpoints

@@ -144,93 +144,28 @@ def import_libsvm(path):
         A malformed file.
     """
     text, bad = read_model_text(path, "LIBSVM")
-    lines = text.splitlines()
-    header = {}
-    for number, line in enumerate(lines):
-        tokens = line.split()
-        if tokens == ["SV"]:
-            break
-        if not tokens or tokens[0] not in _HEADER_KEYS:
-            raise bad(f"unknown text {short_repr(line)} on line {number + 1}")
-        if tokens[0] in header:
-            raise bad(f"'{tokens[0]}' given twice")
-        header[tokens[0]] = tokens[1:]
-    else:
-        raise bad("no 'SV' line" if lines else "empty file")
-    sv_lines = lines[number + 1:]
-
-    def value(key, kind, count=1, needed=True):
-        if key not in header:
-            if needed:
-                raise bad(f"no '{key}' line")
-            return None
-        values = header[key]
-        if len(values) != count:
-            raise bad(f"'{key}' has {len(values)} values, expected {count}")
-        try:
-            parsed = [kind(v) for v in values]
-        except ValueError:
-            raise bad(f"'{key}' has a bad value {short_repr(' '.join(values))}") from None
-        if kind is float and not all(math.isfinite(v) for v in parsed):
-            raise bad(f"'{key}' holds NaN or infinity")
-        return parsed
-
-    kind = value("svm_type", str)[0]
+    header = _Header(text.splitlines(), bad)
+    kind = header.value("svm_type", str)[0]
     if kind not in SVM_TYPES:
         raise bad(f"unknown svm_type {kind!r}")
-    kernel_name = _KERNELS.get(value("kernel_type", str)[0])
-    if kernel_name is None:
-        raise bad(f"unknown kernel_type {header['kernel_type'][0]!r}")
-    parameters = {key: value(key, int if key == "degree" else float)[0]
-                  for key in _KERNEL_LINES[kernel_name]}
-    try:
-        kernel = make_kernel(kernel_name, **{"gamma": 1.0, **parameters})
-    except ValueError as e:
-        raise bad(str(e)) from None
+    kernel = _kernel(header, bad)
     classifies = kind in CLASSIFIER_TYPES
-    k = value("nr_class", int)[0]
+    k = header.value("nr_class", int)[0]
     if k < 2 or (not classifies and k != 2):
         raise bad(f"nr_class {k}")
     n_pairs = k * (k - 1) // 2 if classifies else 1
-    n_sv = value("total_sv", int)[0]
-    rho = value("rho", float, n_pairs)
-    labels = value("label", int, k, needed=classifies)
-    n_support = value("nr_sv", int, k, needed=classifies)
-    prob_a = value("probA", float, n_pairs, needed=False)
-    prob_b = value("probB", float, n_pairs, needed=False)
-    marks = value("prob_density_marks", float, N_MARKS, needed=False)
-    if not classifies and (labels is not None or n_support is not None):
-        raise bad(f"a {kind} model has no 'label' or 'nr_sv' line")
-    if classifies and (len(set(labels)) != k or sum(n_support) != n_sv
-                       or min(n_support) < 0):
-        raise bad("repeated labels, or nr_sv does not add up to total_sv")
-    if classifies:
-        probabilities_fit = (prob_a is None) == (prob_b is None) and marks is None
-    elif kind == "one_class":
-        probabilities_fit = prob_a is None and prob_b is None
-    else:
-        probabilities_fit = prob_b is None and marks is None
-    if not probabilities_fit:
-        raise bad("probA and probB go together in a classifier's model, probA alone in a "
-                  "regression's, prob_density_marks in a one-class model's")
-    if len(sv_lines) != n_sv:
-        raise bad(f"{len(sv_lines)} support vector lines, expected total_sv = {n_sv}"
-                  + ("; truncated file?" if len(sv_lines) < n_sv else ""))
-    coef, indptr, indices, data = _support_vectors(sv_lines, max(k - 1, 1), bad)
-    width = int(indices.max()) if len(indices) else 1
-    if kernel_name == "precomputed":
-        if len(data) != n_sv or np.any(np.diff(indptr) != 1) or np.any(indices != 0) \
-                or np.any(data < 1) or np.any(data != np.round(data)):
-            raise bad("a precomputed kernel's support vector is '0:i', i its training row")
-        support = data.astype(np.int64) - 1
-        sv, width = np.empty((0, 0)), int(data.max()) if len(data) else 1
-    else:
-        if len(indices) and indices.min() < 1:
-            raise bad("feature indices start at 1")
-        support = np.arange(n_sv)
-        sv = sp.csr_matrix((data, indices - 1, indptr), shape=(n_sv, width))
-        sv.sum_duplicates()
-    params = {"kernel": kernel_name, "gamma": kernel.gamma, "degree": kernel.degree,
+    n_sv = header.value("total_sv", int)[0]
+    rho = header.value("rho", float, n_pairs)
+    labels = header.value("label", int, k, needed=classifies)
+    n_support = header.value("nr_sv", int, k, needed=classifies)
+    prob_a = header.value("probA", float, n_pairs, needed=False)
+    prob_b = header.value("probB", float, n_pairs, needed=False)
+    marks = header.value("prob_density_marks", float, N_MARKS, needed=False)
+    _check_classes(kind, k, n_sv, labels, n_support, bad)
+    _check_probability_lines(kind, prob_a, prob_b, marks, bad)
+    coef, support, sv, width = _support_vectors(header.sv_lines, n_sv, max(k - 1, 1),
+                                                kernel.name == "precomputed", bad)
+    params = {"kernel": kernel.name, "gamma": kernel.gamma, "degree": kernel.degree,
               "coef0": kernel.coef0}
     if (classifies and prob_a is not None) or marks is not None:
         params["probability"] = True
@@ -253,7 +188,107 @@ def import_libsvm(path):
     return fit
 
 
-def _support_vectors(lines, n_coef, bad):
+class _Header:
+    """The lines of a LIBSVM model before ``SV`` (each key once, a known one), read by
+    :meth:`value`; ``sv_lines``: the lines after it. ``bad(reason)``: the ModelError."""
+
+    def __init__(self, lines, bad):
+        self.bad = bad
+        self.fields = {}
+        for number, line in enumerate(lines):
+            tokens = line.split()
+            if tokens == ["SV"]:
+                break
+            if not tokens or tokens[0] not in _HEADER_KEYS:
+                raise bad(f"unknown text {short_repr(line)} on line {number + 1}")
+            if tokens[0] in self.fields:
+                raise bad(f"'{tokens[0]}' given twice")
+            self.fields[tokens[0]] = tokens[1:]
+        else:
+            raise bad("no 'SV' line" if lines else "empty file")
+        self.sv_lines = lines[number + 1:]
+
+    def value(self, key, convert, count=1, needed=True):
+        """The ``count`` values of ``key`` through ``convert`` (int, float: finite, str);
+        None for a missing key that is not ``needed``."""
+        bad = self.bad
+        if key not in self.fields:
+            if needed:
+                raise bad(f"no '{key}' line")
+            return None
+        values = self.fields[key]
+        if len(values) != count:
+            raise bad(f"'{key}' has {len(values)} values, expected {count}")
+        try:
+            parsed = [convert(v) for v in values]
+        except ValueError:
+            raise bad(f"'{key}' has a bad value {short_repr(' '.join(values))}") from None
+        if convert is float and not all(math.isfinite(v) for v in parsed):
+            raise bad(f"'{key}' holds NaN or infinity")
+        return parsed
+
+
+def _kernel(header, bad):
+    """The kernel of the kernel_type line and its parameters' lines."""
+    kernel_name = _KERNELS.get(header.value("kernel_type", str)[0])
+    if kernel_name is None:
+        raise bad(f"unknown kernel_type {header.fields['kernel_type'][0]!r}")
+    parameters = {key: header.value(key, int if key == "degree" else float)[0]
+                  for key in _KERNEL_LINES[kernel_name]}
+    try:
+        return make_kernel(kernel_name, **{"gamma": 1.0, **parameters})
+    except ValueError as e:
+        raise bad(str(e)) from None
+
+
+def _check_classes(kind, k, n_sv, labels, n_support, bad):
+    """A classifier has k distinct labels and nr_sv adding up to total_sv; the other
+    svm_types have neither line."""
+    if kind not in CLASSIFIER_TYPES:
+        if labels is not None or n_support is not None:
+            raise bad(f"a {kind} model has no 'label' or 'nr_sv' line")
+    elif len(set(labels)) != k or sum(n_support) != n_sv or min(n_support) < 0:
+        raise bad("repeated labels, or nr_sv does not add up to total_sv")
+
+
+def _check_probability_lines(kind, prob_a, prob_b, marks, bad):
+    """probA and probB go together in a classifier's model, probA alone in a
+    regression's, prob_density_marks in a one-class model's."""
+    if kind in CLASSIFIER_TYPES:
+        fits = (prob_a is None) == (prob_b is None) and marks is None
+    elif kind == "one_class":
+        fits = prob_a is None and prob_b is None
+    else:
+        fits = prob_b is None and marks is None
+    if not fits:
+        raise bad("probA and probB go together in a classifier's model, probA alone in a "
+                  "regression's, prob_density_marks in a one-class model's")
+
+
+def _support_vectors(lines, n_sv, n_coef, precomputed, bad):
+    """(coefficients (n_coef, n_sv), support_, support vectors (CSR), width) of the
+    SV lines: for a precomputed kernel, each is '0:i' (i its 1-based training row;
+    no vectors, the width the largest i); otherwise the width is the largest
+    feature index."""
+    if len(lines) != n_sv:
+        raise bad(f"{len(lines)} support vector lines, expected total_sv = {n_sv}"
+                  + ("; truncated file?" if len(lines) < n_sv else ""))
+    coef, indptr, indices, data = _parse_support_vectors(lines, n_coef, bad)
+    if precomputed:
+        if len(data) != n_sv or np.any(np.diff(indptr) != 1) or np.any(indices != 0) \
+                or np.any(data < 1) or np.any(data != np.round(data)):
+            raise bad("a precomputed kernel's support vector is '0:i', i its training row")
+        width = int(data.max()) if len(data) else 1
+        return coef, data.astype(np.int64) - 1, np.empty((0, 0)), width
+    if len(indices) and indices.min() < 1:
+        raise bad("feature indices start at 1")
+    width = int(indices.max()) if len(indices) else 1
+    sv = sp.csr_matrix((data, indices - 1, indptr), shape=(n_sv, width))
+    sv.sum_duplicates()
+    return coef, np.arange(n_sv), sv, width
+
+
+def _parse_support_vectors(lines, n_coef, bad):
     """(coefficients (n_coef, l), CSR indptr, 1-based indices, values) of the SV lines."""
     coef = np.zeros((n_coef, len(lines)))
     indptr, indices, data = [0], [], []

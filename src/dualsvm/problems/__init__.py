@@ -48,15 +48,14 @@ Modules: :mod:`.box` (the constraints every dual shares), :mod:`.linear`,
 :mod:`.crammer_singer`, :mod:`.kernel` (the problems), :mod:`.objectives` (their
 compiled sums).
 
-:class:`DualProblem` is the linear problem (solvers keep w);
-:class:`KernelDualProblem` the kernel one (solvers keep the gradient). Both take
-(D_ii, U_i) from :func:`dual_parameters` and the exact bias from the same KKT rule.
-
-The rest of LIBSVM's kernel family is the same dual with another linear term, other
-bounds and signs, and for the nu problems a second equality constraint
-(:class:`KernelQP`): :class:`SVRDual` (epsilon-SVR and nu-SVR on 2n variables) and
-:class:`NuDual` (nu-SVC and the one-class SVM), each with its primal for the
-certificate.
+:class:`DualProblem` is the linear problem (solvers keep w). The kernel problems
+(solvers keep the gradient) are one, LIBSVM's general dual :class:`KernelQP`: the same
+dual with another linear term, other bounds and signs, and for the nu problems a second
+equality constraint. Its members are thin builders, each with its primal for the
+certificate: :class:`KernelDualProblem` (C-SVC, the linear term -e),
+:class:`SVRDual` (epsilon-SVR and nu-SVR on 2n variables) and :class:`NuDual` (nu-SVC
+and the one-class SVM). The linear and kernel problems take (D_ii, U_i) from
+:func:`dual_parameters` and the exact bias from the same KKT rule.
 """
 
 

@@ -1,8 +1,10 @@
 """The kernel dual problems: solvers keep the gradient, not w (see :mod:`dualsvm.problems`).
 
-:class:`KernelDualProblem` (C-SVC) and LIBSVM's general form :class:`KernelQP`, with
-:class:`SVRDual` (epsilon- and nu-SVR) and :class:`NuDual` (nu-SVC, one-class); the final
-certificate of every kernel solver (:class:`KernelGradients`).
+One problem, LIBSVM's general dual :class:`KernelQP`, and its members as thin builders
+that set its linear term, bounds, diagonal and signs and define their primal, as
+LIBSVM's ``solve_c_svc``, ``solve_nu_svc``, ... do for its one ``Solver``:
+:class:`KernelDualProblem` (C-SVC), :class:`SVRDual` (epsilon- and nu-SVR) and
+:class:`NuDual` (nu-SVC, one-class).
 """
 
 from dataclasses import dataclass
@@ -21,28 +23,208 @@ _SAME = 1e-14
 #: Variables with a_i = 0 whose loss term, by the solver's gradient, is within
 #: NEAR_MARGIN (or the gradient's error bound, if larger) of non-zero get their
 #: gradient recomputed in float64 for the final certificate
-#: (:meth:`KernelGradients.refined_gradient`).
+#: (:meth:`KernelQP.refined_gradient`).
 NEAR_MARGIN = 0.01
 
 
-class KernelGradients:
-    """The final certificate of a kernel problem from a solver's gradient.
+class KernelQP(BoxDual):
+    """LIBSVM's general kernel dual, which every kernel solver solves.
 
-    Kernel solvers keep G in float64 but add float32 columns of Q (as LIBSVM), so G
-    is off by up to 6e-8 sum_j a_j max_ij |Q_ij| (each entry's rounding, summed
-    over the steps, telescopes to the final a). The certificate needs exact values
-    only where the dual or a loss term reads them: the support vectors and the
-    variables near a non-zero loss (:meth:`loss_slack` below a margin far above
-    that error); elsewhere the loss is 0 either way. A full product (n_sv n
-    kernel values) took a quarter of a fit on ijcnn1 (C-SVC) and a tenth (SVR).
-    A subclass has ``q`` (a QMatrix), ``diag``, ``linear``, calls
-    :meth:`_keep_no_products` once built and defines ``loss_slack``.
+    On N variables with signs y_i in {-1, +1}, each variable tied to a training
+    row r(i)::
+
+        min_a  f(a) = 1/2 a'(Q + D)a + p'a,   0 <= a_i <= U_i,   y'a = const
+                                               [two_constraints: and e'a = const]
+        Q_ij = y_i y_j K(x_r(i), x_r(j))
+
+    There is no w to keep; solvers maintain the gradient G = (Q + D)a + p instead,
+    and everything the certificate needs follows from it in O(N), since
+    Q a = G - p - D a and the dual (the maximisation form) is
+    D(a) = -f(a) = -1/2 a'(G + p).
+
+    The members differ only in p, U, D, the signs and the second constraint
+    (LIBSVM's ``Solver_NU``, which the SMO's working-set rule keeps:
+    :mod:`dualsvm.solvers.smo`). A member (subclass) sets ``X``, ``y``, ``kernel``,
+    ``cache_size``, ``diag`` (D), ``upper_bound`` (U), ``linear`` (p), ``start``
+    (LIBSVM's feasible starting point), then calls ``_build_q`` (with the training
+    row of each variable when they are not one a row), and defines
+    ``primal_from_gradient(alpha, gradient, b, r)``; a member with costs C_i
+    defines ``_set_bounds`` for :meth:`set_costs`.
+
+    The final certificate (:meth:`final_certificate`): solvers keep G in float64
+    but add float32 columns of Q (as LIBSVM), so G is off by up to
+    6e-8 sum_j a_j max_ij |Q_ij| (each entry's rounding, summed over the steps,
+    telescopes to the final a). The certificate needs exact values only where the
+    dual or a loss term reads them: the support vectors and the variables near a
+    non-zero loss (:meth:`loss_slack` below a margin far above that error);
+    elsewhere the loss is 0 either way. (A full product, n_sv n kernel values,
+    took a quarter of a C-SVC fit on ijcnn1.)
 
     Products Q v are kept by name for the next ones (:meth:`product`), and rescaled
-    when the costs are (:meth:`_rescale_products`): along a path over C, a start
-    is the previous solution scaled by C_new / C_old, so its gradient and the
-    next certificate need only the columns of the variables that moved.
+    when the costs are (:meth:`set_costs`): along a path over C, a start is the
+    previous solution scaled by C_new / C_old, so its gradient and the next
+    certificate need only the columns of the variables that moved.
     """
+
+    bias = "exact"
+    #: SMO keeps y'a = const only (LIBSVM's ``Solver``), unless a member sets it
+    #: (LIBSVM's ``Solver_NU``).
+    two_constraints = False
+
+    def _build_q(self, row_of=None):
+        from ..kernels import QMatrix, make_kernel  # deferred: 0.4 s, kernel models only
+
+        if self.kernel is None:
+            self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
+        self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size, row_of=row_of)
+        self.q_diag = self.q.diag + self.diag  # Q_ii + D_ii, the curvature of every coordinate
+        self._keep_no_products()
+
+    @property
+    def n_samples(self):
+        """The number of dual variables N (twice the rows for regression)."""
+        return len(self.y)
+
+    @property
+    def fixed_sums(self):
+        """Whether the sums of each sign's variables are fixed (two constraints; a
+        member with one sign fixes them with its one constraint too)."""
+        return self.two_constraints
+
+    def set_costs(self, C):
+        """Take new costs C_i for the same rows, labels and kernel (a path over C):
+        the bounds (``_set_bounds``) change; the column cache stays (Q does not
+        depend on C) but its partial columns are invalidated (a new solver starts
+        with every variable active). When every C_i is scaled by one ratio r, the
+        kept products are rescaled with it (a start scaled by r then needs no
+        kernel evaluation); otherwise they are dropped."""
+        old, self.C = self.C, np.asarray(C, dtype=np.float64)
+        self._set_bounds()
+        self.q_diag = self.q.diag + self.diag
+        self.q.new_generation()
+        on = old > 0
+        ratio = float(self.C[on][0] / old[on][0]) if on.any() else 1.0
+        if not np.allclose(self.C[on], ratio * old[on], rtol=1e-12, atol=0.0) or \
+                (self.C[~on] != 0).any():
+            self._keep_no_products()
+            return
+        self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
+        self._last = None if self._last is None else (ratio * self._last[0],
+                                                      ratio * self._last[1])
+
+    def feasible(self, alpha):
+        """LIBSVM's starting point for None; else a warm start clipped to the box with
+        its equality constraints restored: y'a = 0 by :meth:`BoxDual.feasible`'s rule
+        when that is the only one; when the sums of each sign's variables are fixed
+        (:attr:`fixed_sums`), each side's sum set to that of the starting point (the
+        excess taken, or the shortfall filled, in index order)."""
+        if alpha is None:
+            return self.start.copy()
+        if not self.fixed_sums:
+            return super().feasible(alpha)
+        alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, self.upper_bound)
+        for side in (self.y > 0, self.y < 0):
+            shortfall = float(self.start[side].sum() - alpha[side].sum())
+            if shortfall > 0:
+                alpha[side] += greedy_fill(shortfall, self.upper_bound[side] - alpha[side])
+            elif shortfall < 0:
+                alpha[side] -= greedy_fill(-shortfall, alpha[side])
+        return alpha
+
+    def gradient(self, alpha):
+        """G = (Q + D)a + p from scratch, with Q a from :meth:`product`."""
+        return self.product(alpha) + self.diag * alpha + self.linear
+
+    def dual_from_gradient(self, alpha, gradient):
+        """D(a) = -f(a) = -1/2 a'(G + p)."""
+        return -0.5 * float(alpha @ (gradient + self.linear))
+
+    def offsets(self, alpha, gradient):
+        """(b, r): the model's bias and the second multiplier, from the KKT conditions.
+
+        One constraint: b from :meth:`BoxDual.intercept_from_dual` (LIBSVM's -rho;
+        0 with ``bias='none'``), r = 0. Two (LIBSVM's ``Solver_NU::calculate_rho``):
+        r1, r2 the mean gradient of the free variables of sign +1 and -1 (else the
+        midpoint of the interval their bounded ones allow); b = -(r1 - r2) / 2 and
+        r = (r1 + r2) / 2.
+        """
+        if not self.two_constraints:
+            b = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
+            return b, 0.0
+        r = [0.0, 0.0]
+        for k, sign in enumerate((1.0, -1.0)):
+            side = self.y == sign
+            upper = side & (alpha >= self.upper_bound)
+            lower = side & ~upper & (alpha <= 0)
+            free = side & ~upper & ~lower
+            if free.any():
+                r[k] = float(gradient[free].mean())
+            else:
+                lb = gradient[upper].max() if upper.any() else -np.inf
+                ub = gradient[lower].min() if lower.any() else np.inf
+                r[k] = 0.5 * float(lb + ub) if np.isfinite(lb + ub) else \
+                    float(lb if np.isfinite(lb) else ub if np.isfinite(ub) else 0.0)
+        return -0.5 * (r[0] - r[1]), 0.5 * (r[0] + r[1])
+
+    def tied_multiplier(self, intercept, r):
+        """r for a given bias, when the two are one number (one-class); else r."""
+        return r
+
+    def intercept(self, alpha, gradient):
+        """The model's bias b at G = ``gradient`` (see :meth:`offsets`)."""
+        return self.offsets(alpha, gradient)[0]
+
+    def loss_slack(self, alpha, gradient):
+        """s_t = G_t + y_t b - r: the loss term of variable t is 0 when s_t >= 0. C-SVC,
+        y_t (f(x_t) + b) - 1 + D_tt a_t (the hinge loss of a_t = 0 is max(0, -s_t));
+        regression, the distance of f(x_t) inside its side of the tube (p holds eps,
+        or eps = -r); nu-SVC, y_t (f(x_t) + b) - rho."""
+        b, r = self.offsets(alpha, gradient)
+        return gradient + self.y * b - r
+
+    def certificate(self, alpha, gradient, dual=None, intercept=None):
+        """(primal, dual, relative gap, intercept) of a dual point, in O(N).
+
+        The primal is that of the model with bias b (``intercept``, else the KKT
+        value of ``gradient``) and the second multiplier r of :meth:`offsets`.
+        ``dual``: the dual objective when the solver knows it better than from
+        ``gradient`` (e.g. kept exact while some gradients are stale).
+        """
+        b, r = self.offsets(alpha, gradient)
+        if intercept is not None:
+            b, r = intercept, self.tied_multiplier(intercept, r)
+        primal = self.primal_from_gradient(alpha, gradient, b, r)
+        if dual is None:
+            dual = self.dual_from_gradient(alpha, gradient)
+        return primal, dual, relative_gap(primal, dual), b
+
+    def final_certificate(self, alpha, gradient):
+        """(primal, dual, relative gap, intercept) of a solver's last point: the
+        intercept from the solver's ``gradient`` (LIBSVM's), the objectives from
+        :meth:`refined_gradient`, whose Q a is kept for the next warm start of a
+        path (:meth:`keep_product`)."""
+        intercept = self.intercept(alpha, gradient)
+        refined = self.refined_gradient(alpha, gradient)
+        self.keep_product("alpha", alpha, refined - self.diag * alpha - self.linear)
+        return self.certificate(alpha, refined, intercept=intercept)
+
+    def refined_gradient(self, alpha, gradient):
+        """``gradient`` with the entries the certificate reads recomputed in float64
+        (Q[rows, sv] a_sv): the support vectors, the variables whose slack is below
+        max(NEAR_MARGIN, 1e-5 sum |a| max Q_ii) (170 times the error bound), and
+        the other variables of their training rows (SVR's primal reads a row's
+        kernel product from its a_i)."""
+        slack = self.loss_slack(alpha, gradient)
+        kernel_max = float(np.max(self.q.diag, initial=0.0))
+        near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * kernel_max)
+        rows = self.q.sharing_rows(np.flatnonzero((alpha != 0) | (slack < near)))
+        out = np.array(gradient, dtype=np.float64)
+        if len(rows):
+            out[rows] = (self.exact_product(alpha, rows) + self.diag[rows] * alpha[rows]
+                         + self.linear[rows])
+        return out
+
+    # --- products Q v kept for the next ones ------------------------------------
 
     def _keep_no_products(self):
         self._products = {}  # name -> (v, Q v) of the last product of that name
@@ -68,44 +250,6 @@ class KernelGradients:
         self._products[name] = self._last = (np.array(v, dtype=np.float64),
                                              np.array(qv, dtype=np.float64))
 
-    def _rescale_products(self, old, new):
-        """New costs ``new`` for the same rows: the column cache stays (Q does not depend
-        on C) but its partial columns are invalidated (a new solver starts with every
-        variable active). When every C_i is scaled by one ratio r, the kept products
-        are rescaled with it (a start scaled by r then needs no kernel evaluation);
-        otherwise they are dropped."""
-        self.q.new_generation()
-        on = old > 0
-        ratio = float(new[on][0] / old[on][0]) if on.any() else 1.0
-        if not np.allclose(new[on], ratio * old[on], rtol=1e-12, atol=0.0) or \
-                (new[~on] != 0).any():
-            self._keep_no_products()
-            return
-        self._products = {name: (ratio * v, ratio * qv) for name, (v, qv) in self._products.items()}
-        self._last = None if self._last is None else (ratio * self._last[0],
-                                                      ratio * self._last[1])
-
-    def loss_slack(self, alpha, gradient):
-        """s_t: the loss term of variable t is 0 when s_t >= 0 (the model's bias and
-        multipliers from ``gradient``)."""
-        raise NotImplementedError
-
-    def refined_gradient(self, alpha, gradient):
-        """``gradient`` with the entries the certificate reads recomputed in float64
-        (Q[rows, sv] a_sv): the support vectors, the variables whose slack is below
-        max(NEAR_MARGIN, 1e-5 sum |a| max Q_ii) (170 times the error bound), and
-        the other variables of their training rows (SVR's primal reads a row's
-        kernel product from its a_i)."""
-        slack = self.loss_slack(alpha, gradient)
-        kernel_max = float(np.max(self.q.diag, initial=0.0))
-        near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * kernel_max)
-        rows = self.q.sharing_rows(np.flatnonzero((alpha != 0) | (slack < near)))
-        out = np.array(gradient, dtype=np.float64)
-        if len(rows):
-            out[rows] = (self.exact_product(alpha, rows) + self.diag[rows] * alpha[rows]
-                         + self.linear[rows])
-        return out
-
     def exact_product(self, alpha, rows):
         """(Q a)[rows] in float64 for a certificate, kept (NaN on the other rows) for the
         next one: along a path, the rows it had in common with the last one cost only
@@ -118,24 +262,13 @@ class KernelGradients:
         self._products["exact"] = (alpha.copy(), exact)  # not the last: it has NaN
         return result
 
-    def final_certificate(self, alpha, gradient):
-        """(primal, dual, relative gap, intercept) of a solver's last point: the
-        intercept from the solver's ``gradient`` (LIBSVM's), the objectives from
-        :meth:`refined_gradient`, whose Q a is kept for the next warm start of a
-        path (:meth:`keep_product`)."""
-        intercept = self.intercept(alpha, gradient)
-        refined = self.refined_gradient(alpha, gradient)
-        self.keep_product("alpha", alpha, refined - self.diag * alpha - self.linear)
-        return self.certificate(alpha, refined, intercept=intercept)
-
 
 @dataclass(eq=False)
-class KernelDualProblem(KernelGradients, BoxDual):
-    """A binary kernel SVM problem: the dual above with Q_ij = y_i y_j K(x_i, x_j).
+class KernelDualProblem(KernelQP):
+    """A binary kernel SVM problem (C-SVC, LIBSVM ``-s 0``): :class:`KernelQP` with
+    p = -e, one label a row, and (D_ii, U_i) from the loss (:func:`dual_parameters`).
 
-    There is no w to keep; solvers maintain the gradient G = (Q + D)a - e instead,
-    and everything the certificate needs follows from it in O(n), since
-    (Q a)_i = G_i + 1 - D_ii a_i::
+    With G = (Q + D)a - e, (Q a)_i = G_i + 1 - D_ii a_i::
 
         dual    D(a) = -f(a) = 1/2 sum_i a_i (1 - G_i)
         primal  P(a, b) = 1/2 a'Q a + sum_i C_i loss((Q a)_i + y_i b)
@@ -165,189 +298,20 @@ class KernelDualProblem(KernelGradients, BoxDual):
     cache_size: float = 200.0
 
     def __post_init__(self):
-        from ..kernels import QMatrix, make_kernel  # deferred: 0.4 s, kernel models only
-
         check_modes(self.loss, self.bias, ("none", "exact"))
+        self._set_bounds()
+        self.linear = np.full(len(self.y), -1.0)  # the linear term -e
+        self.start = np.zeros(len(self.y))
+        self._build_q()
+
+    def _set_bounds(self):
+        """(D_ii, U_i) for the costs C."""
         self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
-        if self.kernel is None:
-            self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
-        self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size)
-        # Q_ii + D_ii, the curvature of every coordinate.
-        self.q_diag = self.q.diag + self.diag
-        self.linear = np.full(self.n_samples, -1.0)  # the linear term -e
-        self._keep_no_products()
 
-    #: SMO keeps y'a = 0 only (LIBSVM's Solver, not Solver_NU).
-    two_constraints = False
-
-    @property
-    def n_samples(self):
-        return self.X.shape[0]
-
-    def set_costs(self, C):
-        """Take new costs C_i for the same rows, labels and kernel (a path over C):
-        (D_ii, U_i) change, the column cache and the kept products stay
-        (:meth:`KernelGradients._rescale_products`)."""
-        C = np.asarray(C, dtype=np.float64)
-        old, self.C = self.C, C
-        self.diag, self.upper_bound = dual_parameters(self.C, self.loss)
-        self.q_diag = self.q.diag + self.diag
-        self._rescale_products(old, C)
-
-    def gradient(self, alpha):
-        """G = (Q + D)a - e, with Q a from :meth:`product`."""
-        return self.product(alpha) + self.diag * alpha + self.linear
-
-    def dual_from_gradient(self, alpha, gradient):
-        """D(a) = 1/2 sum_i a_i (1 - G_i)."""
-        return 0.5 * float(alpha @ (1.0 - gradient))
-
-    def primal_from_gradient(self, alpha, gradient, intercept=0.0):
+    def primal_from_gradient(self, alpha, gradient, intercept=0.0, r=0.0):
         """P(a, b), from (Q a)_i = G_i + 1 - D_ii a_i."""
         return kernel_primal(as_floats(alpha), as_floats(gradient), self.y, self.diag, self.C,
                              float(intercept), self.loss == "squared_hinge")
-
-    def intercept(self, alpha, gradient):
-        """The model's bias: the KKT value of the exact bias at G = ``gradient``, else 0."""
-        return self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
-
-    def loss_slack(self, alpha, gradient):
-        """y_t (f(x_t) + b) - 1 (+ D_tt a_t) = G_t + y_t b: the hinge loss of a_t = 0
-        is max(0, -s_t) (squared for the squared hinge)."""
-        return gradient + self.y * self.intercept(alpha, gradient)
-
-    def certificate(self, alpha, gradient, dual=None, intercept=None):
-        """(primal, dual, relative gap, intercept) of a dual point, in O(n).
-
-        ``dual``: the dual objective when the solver knows it better than from
-        ``gradient`` (e.g. kept exact while some gradients are stale).
-        ``intercept``: the model's bias when it is not the KKT value of ``gradient``.
-        """
-        if intercept is None:
-            intercept = self.intercept(alpha, gradient)
-        primal = self.primal_from_gradient(alpha, gradient, intercept)
-        if dual is None:
-            dual = self.dual_from_gradient(alpha, gradient)
-        return primal, dual, relative_gap(primal, dual), intercept
-
-
-class KernelQP(KernelGradients, BoxDual):
-    """LIBSVM's general kernel dual, which SMO solves for every member of the family.
-
-    On N variables with signs y_i in {-1, +1}, each variable tied to a training
-    row r(i)::
-
-        min_a  f(a) = 1/2 a'Q a + p'a,   0 <= a_i <= U_i,   y'a = const
-                                          [two_constraints: and e'a = const]
-        Q_ij = y_i y_j K(x_r(i), x_r(j))
-
-    C-SVC is :class:`KernelDualProblem` (p = -e); the members here differ only in
-    p, U, the signs and the second constraint (LIBSVM's ``Solver_NU``), which the
-    SMO's working-set rule keeps (:mod:`dualsvm.solvers.smo`). A subclass sets
-    ``y``, ``upper_bound``, ``linear`` (p), ``start`` (LIBSVM's feasible starting
-    point), the training row of each variable when they are not one a row
-    (``_build_q(row_of)``) and defines ``primal_from_gradient``; with G = Q a + p,
-    (Q a) = G - p and the dual (the maximisation form) is D(a) = -f(a) = -1/2 a'(G + p).
-    """
-
-    bias = "exact"
-    two_constraints = False
-
-    def _build_q(self, row_of=None):
-        from ..kernels import QMatrix, make_kernel  # deferred: 0.4 s, kernel models only
-
-        if self.kernel is None:
-            self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
-        self.diag = np.zeros(len(self.y))
-        self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size, row_of=row_of)
-        self._keep_no_products()
-        self.q_diag = self.q.diag.copy()
-
-    @property
-    def n_samples(self):
-        """The number of dual variables N (twice the rows for regression)."""
-        return len(self.y)
-
-    def feasible(self, alpha):
-        """LIBSVM's starting point for None; else a warm start clipped to the box with
-        its equality constraints restored: y'a = 0 by :meth:`BoxDual.feasible`'s rule
-        when that is the only one; when the sums of each sign's variables are fixed
-        (two constraints, or one-class's e'a = S), each side's sum set to that of the
-        starting point (the excess taken, or the shortfall filled, in index order)."""
-        if alpha is None:
-            return self.start.copy()
-        if not self.two_constraints and (self.y < 0).any():
-            return super().feasible(alpha)
-        alpha = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, self.upper_bound)
-        for side in (self.y > 0, self.y < 0):
-            shortfall = float(self.start[side].sum() - alpha[side].sum())
-            if shortfall > 0:
-                alpha[side] += greedy_fill(shortfall, self.upper_bound[side] - alpha[side])
-            elif shortfall < 0:
-                alpha[side] -= greedy_fill(-shortfall, alpha[side])
-        return alpha
-
-    def gradient(self, alpha):
-        """G = Q a + p from scratch (:meth:`product`)."""
-        return self.product(alpha) + self.linear
-
-    def dual_from_gradient(self, alpha, gradient):
-        """D(a) = -f(a) = -1/2 a'(G + p)."""
-        return -0.5 * float(alpha @ (gradient + self.linear))
-
-    def offsets(self, alpha, gradient):
-        """(b, r): the model's bias and the second multiplier, from the KKT conditions.
-
-        One constraint: b from :meth:`BoxDual.intercept_from_dual` (LIBSVM's -rho),
-        r = 0. Two (LIBSVM's ``Solver_NU::calculate_rho``): r1, r2 the mean gradient
-        of the free variables of sign +1 and -1 (else the midpoint of the interval
-        their bounded ones allow); b = -(r1 - r2) / 2 and r = (r1 + r2) / 2.
-        """
-        if not self.two_constraints:
-            return self.intercept_from_dual(gradient, alpha), 0.0
-        r = [0.0, 0.0]
-        for k, sign in enumerate((1.0, -1.0)):
-            side = self.y == sign
-            upper = side & (alpha >= self.upper_bound)
-            lower = side & ~upper & (alpha <= 0)
-            free = side & ~upper & ~lower
-            if free.any():
-                r[k] = float(gradient[free].mean())
-            else:
-                lb = gradient[upper].max() if upper.any() else -np.inf
-                ub = gradient[lower].min() if lower.any() else np.inf
-                r[k] = 0.5 * float(lb + ub) if np.isfinite(lb + ub) else \
-                    float(lb if np.isfinite(lb) else ub if np.isfinite(ub) else 0.0)
-        return -0.5 * (r[0] - r[1]), 0.5 * (r[0] + r[1])
-
-    def tied_multiplier(self, intercept, r):
-        """r for a given bias, when the two are one number (one-class); else r."""
-        return r
-
-    def loss_slack(self, alpha, gradient):
-        """G_t + y_t b - r: regression, the distance of f(x_t) inside its side of the
-        tube (p holds eps, or eps = -r); nu-SVC, y_t (f(x_t) + b) - rho."""
-        b, r = self.offsets(alpha, gradient)
-        return gradient + self.y * b - r
-
-    def intercept(self, alpha, gradient):
-        """The model's bias b at G = ``gradient`` (see :meth:`offsets`)."""
-        return self.offsets(alpha, gradient)[0]
-
-    def certificate(self, alpha, gradient, dual=None, intercept=None):
-        """(primal, dual, relative gap, intercept) of a dual point, in O(N).
-
-        As :meth:`KernelDualProblem.certificate`; the primal is that of the
-        model with bias b (``intercept`` or the KKT value) and the second
-        multiplier r of :meth:`offsets`.
-        """
-        b, r = self.offsets(alpha, gradient)
-        if intercept is not None:
-            b, r = intercept, self.tied_multiplier(intercept, r)
-        primal = self.primal_from_gradient(alpha, gradient, b, r)
-        if dual is None:
-            dual = self.dual_from_gradient(alpha, gradient)
-        return primal, dual, relative_gap(primal, dual), b
 
 
 def kept_product(q, v, kept, rows=None):
@@ -384,7 +348,6 @@ def _add_product(q, v, index, where, out, every):
             out += q.times(cols, v[cols])
         else:
             out[where] += q.times(cols, v[cols], rows=index[where])
-
 
 
 @dataclass(eq=False)
@@ -443,26 +406,20 @@ class SVRDual(KernelQP):
             self.linear = np.concatenate([-z, z])
         else:
             self.linear = np.concatenate([self.epsilon - z, self.epsilon + z])
+        self.diag = np.zeros(2 * n)
         self._set_bounds()
         # a_i and a*_i share row i's kernel column (LIBSVM's SVR_Q)
         self._build_q(np.concatenate([np.arange(n), np.arange(n)]))
 
     def _set_bounds(self):
-        """U = (C, C) and LIBSVM's starting point for the costs C."""
+        """U = (C, C) and LIBSVM's starting point for the costs C (for nu-SVR it
+        depends on them through S)."""
         self.upper_bound = np.concatenate([self.C, self.C])
         if self.two_constraints:
             half = greedy_fill(0.5 * self.nu * float(self.C.sum()), self.C)
             self.start = np.concatenate([half, half])
         else:
             self.start = np.zeros(2 * self.n_rows)
-
-    def set_costs(self, C):
-        """Take new costs C_i for the same rows, targets and kernel (a path over C):
-        U, nu-SVR's sum S and the starting point change, the column cache and the
-        kept products stay (:meth:`KernelGradients._rescale_products`)."""
-        old, self.C = self.C, np.asarray(C, dtype=np.float64)
-        self._set_bounds()
-        self._rescale_products(old, self.C)
 
     def coefficients(self, alpha):
         """beta = a - a*: the coefficient of every row in f."""
@@ -519,6 +476,9 @@ class NuDual(KernelQP):
     kernel: object = None
     cache_size: float = 200.0
 
+    #: nu-SVC's two constraints, or one-class's e'a = S on its one sign
+    fixed_sums = True
+
     def __post_init__(self):
         self.weight = np.asarray(self.weight, dtype=np.float64)
         n = len(self.weight)
@@ -539,6 +499,7 @@ class NuDual(KernelQP):
                                      "weights: nu * sum(W) / 2 <= each class's weight)")
                 self.start[side] = greedy_fill(0.5 * total, self.weight[side])
         self.upper_bound = self.weight
+        self.diag = np.zeros(n)
         self.linear = np.zeros(n)
         self._build_q()
 

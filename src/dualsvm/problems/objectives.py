@@ -107,9 +107,8 @@ def weighted_sum(cost, loss):
     """sum_i C_i loss_i over the terms with loss_i > 0: an infinite C_i (a hard margin)
     adds nothing where its loss is 0, and infinity where it is not.
 
-    Compiled, like :func:`dual_terms`: as NumPy dot products over n, BLAS split them
-    over its threads, and with the other core busy every hand-over waited for it (on
-    w8a, 0.5 to 1.7 ms a certificate instead of 0.05)."""
+    Compiled, like :func:`dual_terms`: BLAS's threaded dot products over n wait for a
+    busy core at every hand-over (certificates ten times slower on w8a)."""
     total, error = 0.0, 0.0
     for i in range(len(loss)):
         if loss[i] > 0.0:
