@@ -15,7 +15,7 @@ from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
 from dualsvm.kernels.blocks import kernel_times, vexp
 from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
-from dualsvm.solvers.ws_smo import WorkingSetSMO, working_set_size
+from dualsvm.solvers.ws_smo import WorkingSetSMO, fused_working_set_size, working_set_size
 
 from reference import dual_objective, kernel_matrix, libsvm_kernel, one_vs_one_objectives
 
@@ -41,9 +41,10 @@ def _sets(load):
             "svmguide1_800": (_scaled(guide[0][some]), guide[1][some], 64)}
 
 
-def _solve(X, y, kernel, *, C=1.0, tol=1e-3, loss="hinge", working_set=None, cache_size=100):
+def _solve(X, y, kernel, *, C=1.0, tol=1e-3, loss="hinge", working_set=None, cache_size=100,
+           fused=None):
     problem = KernelDualProblem(X, y, np.full(len(y), C), loss, "exact", kernel, cache_size)
-    solver = WorkingSetSMO(problem, tol, working_set=working_set)
+    solver = WorkingSetSMO(problem, tol, working_set=working_set, fused=fused)
     result = run_epochs(solver, problem, Stopping(max_iter=10**6, monitor=False))
     return problem, solver, result
 
@@ -53,15 +54,16 @@ def _max_violation(problem, alpha):
     return problem.max_violation(alpha, problem.gradient(alpha))
 
 
+@pytest.mark.parametrize("fused", [False, True], ids=["cached", "fused"])
 @pytest.mark.parametrize("dense", [False, True], ids=["csr", "dense"])
 @pytest.mark.parametrize("name,params", KERNELS)
 @pytest.mark.parametrize("data", ["heart_scale", "a9a_1000", "svmguide1_800"])
-def test_dual_equals_libsvm_at_tight_tol(load, data, name, params, dense):
+def test_dual_equals_libsvm_at_tight_tol(load, data, name, params, dense, fused):
     X, y, q = _sets(load)[data]
     y = np.where(y == np.unique(y)[1], 1.0, -1.0)
     X = X.toarray() if dense else X
     kernel = make_kernel(name, **params)
-    problem, solver, result = _solve(X, y, kernel, tol=1e-6, working_set=q)
+    problem, solver, result = _solve(X, y, kernel, tol=1e-6, working_set=q, fused=fused)
     assert result.status == "converged" and solver.outer > 1  # several working sets
     reference, _, theirs = libsvm_kernel(X, y, kernel, C=1.0, eps=1e-6)
     ours = dual_objective(problem, result.alpha)
@@ -75,15 +77,16 @@ def test_dual_equals_libsvm_at_tight_tol(load, data, name, params, dense):
     assert np.all(result.alpha >= 0) and np.all(result.alpha <= 1.0)
 
 
+@pytest.mark.parametrize("fused", [False, True], ids=["cached", "fused"])
 @pytest.mark.parametrize("name,params", KERNELS)
 @pytest.mark.parametrize("data", ["heart_scale", "a9a_1000", "svmguide1_800"])
-def test_dual_at_libsvm_tol_is_not_below_libsvm(load, data, name, params):
+def test_dual_at_libsvm_tol_is_not_below_libsvm(load, data, name, params, fused):
     # both at LIBSVM's default -e 0.001: the working-set solver stops at STOP_RATIO * tol,
     # so its dual is not below LIBSVM's (the mark: by at most 1e-6 relative)
     X, y, q = _sets(load)[data]
     y = np.where(y == np.unique(y)[1], 1.0, -1.0)
     kernel = make_kernel(name, **params)
-    problem, solver, result = _solve(X, y, kernel, tol=1e-3, working_set=q)
+    problem, solver, result = _solve(X, y, kernel, tol=1e-3, working_set=q, fused=fused)
     _, _, theirs = libsvm_kernel(X, y, kernel, C=1.0, eps=1e-3)
     assert dual_objective(problem, result.alpha) >= theirs - 1e-6 * abs(theirs)
     assert solver.violation < 0.5e-3  # STOP_RATIO
@@ -159,6 +162,34 @@ def test_screening_leaves_the_solution_as_it_is(load):
     assert _max_violation(problem, screened.alpha) < 1e-3
 
 
+def test_fused_mode_shrinks_and_ends_on_every_variable(load):
+    # the cache holds 8 of 2000 columns: fused mode, q from the rows and cache_size; the
+    # bounded variables beyond the violation leave, and the end is checked on all rows
+    X, y = load("a9a.bz2")
+    X, y = X[:2000], np.where(y[:2000] > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel, 1)
+    solver = WorkingSetSMO(problem, 1e-3, fused=True)
+    assert solver.q == fused_working_set_size(2000, 2**20) == 128
+    result = run_epochs(solver, problem, Stopping(max_iter=10**6))
+    assert min(r["active_size"] for r in result.history) < len(y) / 2
+    assert result.history[-1]["active_size"] == len(y)
+    assert problem.q.cache_misses == 0  # no column stored
+    _, _, cached = _solve(X, y, kernel, C=4.0, working_set=64, fused=False)
+    assert result.dual == pytest.approx(cached.dual, rel=1e-6)
+    # the automatic mode: the cache of 1 MB (128 columns) thrashes, that of 100 MB holds Q
+    for cache_size, ends_fused in ((1, True), (100, False)):
+        problem_ = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel,
+                                     cache_size)
+        auto = WorkingSetSMO(problem_, 1e-3)
+        assert not auto.fused
+        assert run_epochs(auto, problem_, Stopping(max_iter=10**6)).dual == pytest.approx(
+            cached.dual, rel=1e-6)
+        assert auto.fused == ends_fused
+    assert _max_violation(problem, result.alpha) < 0.5e-3 + 1e-6
+    assert abs(y @ result.alpha) <= 1e-10 * result.alpha.sum()
+
+
 def test_working_set_size_follows_the_cache():
     assert working_set_size(100000, 3000) == 512  # n / 100
     assert working_set_size(500000, 3000) == 1024
@@ -170,19 +201,30 @@ def test_working_set_size_follows_the_cache():
         working_set_size(100000, 100, requested=512)
     with pytest.raises(ValueError, match="working_set"):
         working_set_size(100, 100, requested=1)
+    assert fused_working_set_size(10**6, 100 * 2**20) == 2048  # FUSED_WORKING_SET
+    assert fused_working_set_size(10000, 100 * 2**20) == 1024  # n / 8
+    assert fused_working_set_size(10**6, 10 * 2**20) == 512  # the q x q block: cache / 2
 
 
-def test_auto_choice_and_refusals(load):
-    params = {"kernel": "rbf", "shrinking": True, "cache_size": 100}
-    assert choose_solver(params, 50000) == "ws"
-    assert choose_solver(params, AUTO_MIN_ROWS) == "ws"  # whatever the cache holds
-    assert choose_solver(params, AUTO_MIN_ROWS - 1) == "smo"
-    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS) == "ws"
-    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1) == "smo"
-    assert choose_solver({**params, "shrinking": False}, 10**6) == "smo"
-    assert choose_solver({**params, "kernel": "precomputed"}, 10**6) == "smo"
+def test_auto_choice_and_refusals(load, tmp_path, capsys):
+    params = {"solver": "auto", "kernel": "rbf", "shrinking": True, "cache_size": 100}
+    assert choose_solver(params, 50000) == ("ws", f"auto: 'ws' for 50000 rows (>= {AUTO_MIN_ROWS})")
+    assert choose_solver(params, AUTO_MIN_ROWS).name == "ws"  # whatever the cache holds
+    assert choose_solver(params, AUTO_MIN_ROWS - 1).name == "smo"
+    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS).name == "ws"
+    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1).name == "smo"
+    assert choose_solver({**params, "shrinking": False}, 10**6) == (
+        "smo", "auto: 'smo' for shrinking=False")
+    assert choose_solver({**params, "kernel": "precomputed"}, 10**6).name == "smo"
+    assert choose_solver({**params, "solver": "ws"}, 10) == ("ws", "requested")
     X, y = load("heart_scale")
-    assert SVC().fit(X, y).solver_used_ == "smo"  # small: SMO
+    model = SVC(verbose=2).fit(X, y)
+    assert model.solver_used_ == "smo"  # small: SMO
+    assert model.solver_reason_ == f"auto: 'smo' for 270 rows (< {AUTO_MIN_ROWS})"
+    assert f"solver: smo ({model.solver_reason_})" in capsys.readouterr().err
+    assert SVC(solver="smo").fit(X, y).solver_reason_ == "requested"
+    save_model(model, tmp_path / "m.npz")
+    assert load_model(tmp_path / "m.npz").solver_reason_ == model.solver_reason_
     X, y = load("a9a.bz2")
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         model = SVC(max_iter=3, cache_size=1).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])

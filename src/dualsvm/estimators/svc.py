@@ -69,7 +69,9 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         'smo': SMO decomposition with second-order working sets and shrinking
         (LIBSVM's algorithm; exact bias). 'ws': the same dual by large working
         sets whose kernel columns are computed in bulk (ThunderSVM's design; no
-        shrinking, no precomputed kernel). 'auto': 'ws' from 5000 training rows (with
+        precomputed kernel), kept in the cache, or, once the cache thrashes, not
+        stored at all (sets of 2048 as oneDAL's, LIBSVM's shrinking:
+        ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 5000 training rows (with
         shrinking and a kernel of data rows), else 'smo'
         (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which.
         'dc': divide and conquer (Hsieh, Si and Dhillon 2014; exact bias): levels
@@ -150,6 +152,9 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
     status_ : list of str
     solver_used_ : str
         The solver that trained the model ('ws' or 'smo' for ``solver='auto'``).
+    solver_reason_ : str
+        Why: 'requested', or the rule of ``solver='auto'`` with the numbers that
+        decided (``dualsvm.training.kernel.choose_solver``); ``verbose`` prints it.
     history_ : list of list of dict
         Per binary problem, one record per epoch (epoch, seconds, primal, dual, gap,
         violation, active_size, and for kernel solvers iterations,

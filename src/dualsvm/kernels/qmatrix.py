@@ -162,7 +162,7 @@ class QMatrix:
         else:
             by_feature = (np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int64))
             work = np.zeros(0)
-        cache_bytes = int(cache_size * 2**20)
+        self.cache_bytes = cache_bytes = int(cache_size * 2**20)
         self.block_bytes = min(BLOCK_BYTES, cache_bytes // 16)
         # the rows by feature, dense, for complete columns (see "Complete columns")
         if kernel.code != PRECOMPUTED and 8 * n_rows * X.shape[1] <= cache_bytes // 2:

@@ -85,6 +85,7 @@ def save_kernel(fit, path):
         "n_support": [int(v) for v in fit.n_support_],
         "n_iter": [int(v) for v in fit.n_iter_],
         "solver_used": fit.solver_used_,
+        "solver_reason": fit.solver_reason_,
         **certificate_to_json(fit),
     }
     arrays = {
@@ -221,8 +222,10 @@ def read_kernel(path, meta, arrays):
                                    and all(isinstance(v, int) for v in n_iter)):
         raise bad(f"n_iter {n_iter!r}")
     solver_used = meta.get("solver_used", "")
-    if not isinstance(solver_used, str):
-        raise bad(f"solver_used {solver_used!r}")
+    solver_reason = meta.get("solver_reason", "")  # absent from files before it was saved
+    for name, value in (("solver_used", solver_used), ("solver_reason", solver_reason)):
+        if not isinstance(value, str):
+            raise bad(f"{name} {value!r}")
     cluster_models = _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad) \
         if clustered else None
     certificate = certificate_from_json(meta, n_pairs, bad)
@@ -238,7 +241,8 @@ def read_kernel(path, meta, arrays):
                      n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), kind=kind,
                      probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
                      prob_density_marks_=marks, libsvm_labels=order,
-                     solver_used_=solver_used, cluster_models_=cluster_models, **certificate)
+                     solver_used_=solver_used, solver_reason_=solver_reason,
+                     cluster_models_=cluster_models, **certificate)
 
 
 def _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad):

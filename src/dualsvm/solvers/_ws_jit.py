@@ -82,6 +82,39 @@ def select_working_set(y, alpha, G, U, keep, size, out, active):
 
 
 @njit(cache=True, nogil=True)
+def shrinkable(y, alpha, G, U, active):
+    """For each active variable, whether LIBSVM's ``be_shrunk`` would shrink it: at a
+    bound, in I_up only with a score below min over I_low, or in I_low only with a
+    score above max over I_up (its gradient pushes it into its bound beyond the
+    maximal violation)."""
+    m = len(active)
+    best_up, best_low = -np.inf, np.inf
+    for k in range(m):
+        t = active[k]
+        score = -y[t] * G[t]
+        up, low = _sides(y[t], alpha[t], U[t])
+        if up and score > best_up:
+            best_up = score
+        if low and score < best_low:
+            best_low = score
+    out = np.zeros(m, dtype=np.bool_)
+    for k in range(m):
+        t = active[k]
+        score = -y[t] * G[t]
+        up, low = _sides(y[t], alpha[t], U[t])
+        out[k] = (up and not low and score < best_low) or (low and not up and score > best_up)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sides(y_t, a_t, U_t):
+    """(in I_up, in I_low) of one variable."""
+    if y_t > 0:
+        return a_t < U_t, a_t > 0
+    return a_t > 0, a_t < U_t
+
+
+@njit(cache=True, nogil=True)
 def _best(score, member, chosen, k, sign, active):
     """Indices of the k smallest sign * score among the active members not chosen,
     sorted (sign = -1: the largest scores first)."""

@@ -40,14 +40,32 @@ cache), and the rule is checked on all variables (if it fails, training goes on
 and screens again). The stopping rule is the same; only the work per outer
 iteration shrinks (see ``SCREEN_SLACK``).
 
+Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
+4 n^2 bytes) and thrashes (``THRASHING``): the columns are not stored at all.
+Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
+<dualsvm.kernels.QMatrix.block>`), and step 4 computes G += Q[:, B] (a_B - a_B_old)
+by tiles of rows whose kernel values are used as they are made
+(:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
+the variables of B that moved only. With the columns
+free, q is large (``FUSED_WORKING_SET``, as oneDAL's 2048): few working sets, each
+column computed about once per set it moves in, instead of q = 128 to 256 columns
+thrashing a cache too small for the support vectors. It shrinks as LIBSVM does:
+after each selection, the bounded variables whose gradient pushes them into their
+bound beyond the maximal violation leave the selection and the gradient updates
+(so the tiles cover the active rows only); when the active variables meet the
+stopping rule, the others' gradients are rebuilt from scratch (Q a over the
+support vectors, by tiles) and the rule is checked on all.
+
 Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
 most the number of columns it holds), plus the dense layout of at most one
-block's points (within the cache's block allowance) and O(n) vectors.
+block's points (within the cache's block allowance) and O(n) vectors; in fused
+mode, the q x q block (at most half of ``cache_size``), the points of B and
+O(n) vectors.
 """
 
 import numpy as np
 
-from ._ws_jit import gather_block, local_smo, select_working_set, update_gradient
+from ._ws_jit import gather_block, local_smo, select_working_set, shrinkable, update_gradient
 
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
@@ -76,6 +94,35 @@ SMALL_WORKING_SET, ROWS_PER_VARIABLE = 128, 100
 #: were the fastest, 0.2 and 0.3 10% to 20% slower, 1.0 gained a fifth as much.
 SCREEN_SLACK = 0.1
 SCREEN_VIOLATION = 0.1
+
+#: Fused mode (module docstring): q is the largest power of two <= min(FUSED_WORKING_SET,
+#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size.
+#: Measured with one thread (CPU seconds, counts), RBF, tol 1e-3: a9a at C = 8, gamma =
+#: 2^-5 (11,400 support vectors, 10,000 at C): 28 working sets of 2048, 1.5e9 kernel
+#: values, 8.3 s, against SMO's 55,000 steps, 1.2e9 values computed one column at a time
+#: (67,500 cache misses), 25.9 s, and q = 128 in the cache (2,800 sets, 4.6e9 values);
+#: q = 1024 took 124 sets and 2.8e9 values. ijcnn1 at C = 32, gamma = 2 (2,500 support
+#: vectors): 21 sets, 6.0e8 values, 3.4 s, against SMO's 6.3 s and q = 1024's 4.2 s.
+FUSED_WORKING_SET, FUSED_ROWS_PER_VARIABLE = 2048, 8
+#: With ``fused=None``, the solver starts in the cache and goes fused once the cache
+#: has missed more columns than it holds and THRASHING times as many as there are
+#: support vectors: it is too small for the columns the working sets come back to.
+#: Measured (one thread, CPU seconds, cached / fused from the start): a9a at C = 10,
+#: gamma = 1/123 (2.3 misses a support vector by the end in the cache) 11.3 / 7.4;
+#: ijcnn1 at C = 10 (2.3) 7.1 / 5.7; ijcnn1 at C = 1 (1.3) 5.0 / 6.1; a9a's first
+#: 20000 rows at C = 1 (1.2) 1.9 / 2.6; w8a at C = 1 (1.4) 2.1 / 2.2. At 2.0 the a9a
+#: cases went fused after 300 to 400 sets in the cache (a9a at C = 10: 10.6 s).
+THRASHING = 1.5
+#: Fused mode shrinks the active set only when at least this fraction of it can go (each
+#: shrinking copies the O(n) selection arrays).
+SHRINK_FRACTION = 1 / 16
+
+
+def fused_working_set_size(n_samples, cache_bytes):
+    """q of the fused mode (see ``FUSED_WORKING_SET``), at least 2."""
+    limit = max(2, min(FUSED_WORKING_SET, n_samples // FUSED_ROWS_PER_VARIABLE,
+                       int((cache_bytes / 16) ** 0.5)))
+    return 1 << (limit.bit_length() - 1)
 
 
 def working_set_size(n_samples, n_slots, requested=None):
@@ -120,7 +167,11 @@ class WorkingSetSMO:
     screening : bool or None
         Leave out the rows beyond the margin once the violation is small (module
         docstring); None: for a warm start only (``alpha`` given), so that cold fits
-        stay those of the kernel benchmark.
+        stay those of the kernel benchmark. Not in fused mode, which shrinks.
+    fused : bool or None
+        Fused mode (module docstring) from the start, or never; None: when the
+        cache holds fewer columns than Q has and it thrashes (``THRASHING``), unless
+        ``working_set`` is given.
 
     Notes
     -----
@@ -131,7 +182,7 @@ class WorkingSetSMO:
     """
 
     def __init__(self, problem, tol=1e-3, *, shrinking=True, random_state=None, alpha=None,
-                 working_set=None, inner_ratio=0.1, screening=None):
+                 working_set=None, inner_ratio=0.1, screening=None, fused=None):
         if getattr(problem, "bias", None) != "exact" or not hasattr(problem, "q"):
             raise ValueError("WorkingSetSMO solves a KernelDualProblem with bias='exact'")
         if problem.kernel.name == "precomputed":
@@ -145,7 +196,13 @@ class WorkingSetSMO:
         self._stop_at = STOP_RATIO * self.tol
         self.inner_ratio = float(inner_ratio)
         n = p.n_samples
-        self.q = working_set_size(n, p.q.n_slots, working_set)
+        # None: cached until the cache thrashes (see THRASHING), if it cannot hold Q
+        self._may_fuse = p.q.n_slots < n and working_set is None if fused is None \
+            else bool(fused)
+        self.fused = bool(fused)
+        self.q = (min(n, working_set_size(n, n, working_set)) if self.fused and working_set
+                  else fused_working_set_size(n, p.q.cache_bytes) if self.fused
+                  else working_set_size(n, p.q.n_slots, working_set))
         self.alpha = p.feasible(alpha)
         self.G = -np.ones(n) if alpha is None else p.gradient(self.alpha)
         self._objective = -p.dual_from_gradient(self.alpha, self.G)
@@ -156,7 +213,9 @@ class WorkingSetSMO:
         self.outer = 0
         self._violation = np.inf
         self.active = np.arange(n, dtype=np.int64)
-        self._screening = alpha is not None if screening is None else bool(screening)
+        # the fused mode shrinks instead (module docstring)
+        self._screening = (alpha is not None if screening is None else bool(screening)) \
+            and not self.fused
         self._screened_from = None  # alpha when the screened variables were left out
         self._select()
         self.finished = False
@@ -205,6 +264,9 @@ class WorkingSetSMO:
         active variables meet the stopping rule, the screened ones come back and it
         is checked on all (if it fails, they are screened again at the next call)."""
         self._select_active()
+        if self.fused:
+            self._shrink_or_unshrink()
+            return
         if self._screening and self._screened_from is None and \
                 self._stop_at <= self._violation < SCREEN_VIOLATION:
             self._screen()
@@ -213,6 +275,46 @@ class WorkingSetSMO:
                                                 or self._count < 2):
             self._unscreen()
             self._select_active()
+
+    def _shrink_or_unshrink(self):
+        """Fused mode, after a selection over the active variables: when they meet the
+        stopping rule, every variable back (gradients rebuilt) and selected again;
+        else the bounded variables LIBSVM would shrink leave the active set."""
+        p = self.problem
+        if self._violation < self._stop_at or self._count < 2:
+            if len(self.active) < p.n_samples:
+                self._reconstruct()
+                self._select_active()
+            return
+        out = shrinkable(p.y, self.alpha, self.G, p.upper_bound, self.active)
+        if out.sum() > SHRINK_FRACTION * len(self.active):
+            inside = np.zeros(p.n_samples, dtype=bool)
+            self.active = self.active[~out]
+            inside[self.active] = True
+            self._keep = self._keep[inside[self._keep]]
+            self._select_active()
+
+    def _go_fused(self):
+        """From the cache to the fused mode: the screened rows back, a larger q."""
+        if self._screened_from is not None:
+            self._unscreen()
+        self._screening = False
+        self.fused = True
+        self.q = fused_working_set_size(self.problem.n_samples, self.problem.q.cache_bytes)
+        self._ws = np.empty(self.q, dtype=np.int64)
+
+    def _reconstruct(self):
+        """G of the shrunk variables from scratch, (Q + D)a - e, by fused tiles over the
+        support vectors' columns; every variable active again."""
+        p = self.problem
+        inside = np.zeros(p.n_samples, dtype=bool)
+        inside[self.active] = True
+        out = np.flatnonzero(~inside)
+        sv = np.flatnonzero(self.alpha)
+        self.G[out] = p.diag[out] * self.alpha[out] + p.linear[out]
+        if len(sv):
+            self.G[out] += p.q.times(sv, self.alpha[sv], rows=out)
+        self.active = np.arange(p.n_samples, dtype=np.int64)
 
     def _select_active(self):
         p = self.problem
@@ -227,9 +329,12 @@ class WorkingSetSMO:
         p = self.problem
         qm = p.q
         ws = self._ws[:self._count].copy()
-        ws_slots = qm.complete_slots(ws)
-        block = np.empty((len(ws), len(ws)))
-        gather_block(qm.cache[0], ws_slots, ws, block)
+        if self.fused:
+            block = qm.block(ws, ws)
+        else:
+            ws_slots = qm.complete_slots(ws)
+            block = np.empty((len(ws), len(ws)))
+            gather_block(qm.cache[0], ws_slots, ws, block)
         alpha_ws = self.alpha[ws]
         G_ws = self.G[ws]
         budget = 100 * len(ws) + 10000  # ThunderSVM's bound on one sub-problem's steps
@@ -242,10 +347,20 @@ class WorkingSetSMO:
         self._objective += change
         delta = alpha_ws - self.alpha[ws]
         self.alpha[ws] = alpha_ws
-        update_gradient(qm.cache[0], ws_slots, delta, self.G, self.active)
+        if self.fused:
+            moved = np.flatnonzero(delta)  # the columns of the others are not needed
+            if len(self.active) == p.n_samples:
+                self.G += qm.times(ws[moved], delta[moved])
+            else:
+                self.G[self.active] += qm.times(ws[moved], delta[moved], rows=self.active)
+        else:
+            update_gradient(qm.cache[0], ws_slots, delta, self.G, self.active)
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
+        if not self.fused and self._may_fuse and \
+                qm.cache_misses > max(qm.n_slots, THRASHING * np.count_nonzero(self.alpha)):
+            self._go_fused()
         self._select()
         return self._violation < self._stop_at
 
@@ -254,6 +369,8 @@ class WorkingSetSMO:
         certificate's exact parts are recomputed in float64; True."""
         if self._screened_from is not None:
             self._unscreen()
+        if len(self.active) < self.problem.n_samples:
+            self._reconstruct()
         self.finished = True
         return True
 

@@ -179,6 +179,7 @@ class KernelFit(_Fit):
     probB_: np.ndarray = None  # regression: probA_ = [sigma] of LIBSVM's Laplace error model
     prob_density_marks_: np.ndarray = None  # one-class, probability=True: LIBSVM's 10 marks
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
+    solver_reason_: str = ""  # why that solver ('requested', or auto's rule and numbers)
     # early prediction (solver='dc', early_stop_level): a ClusterModels per pair (None for a
     # pair trained to the end), which decide instead of dual_coef_ and intercept_
     cluster_models_: list = None

@@ -8,6 +8,7 @@ layout is described in :mod:`dualsvm.training.fitted`.
 """
 
 import math
+import sys
 import time
 import warnings
 from dataclasses import replace
@@ -128,14 +129,27 @@ KERNEL_SOLVERS = {
 AUTO_MIN_ROWS = 5000
 
 
+class SolverChoice(NamedTuple):
+    """What trains a C-SVC: a key of :data:`KERNEL_SOLVERS` and why (``solver_reason_``)."""
+
+    name: str
+    reason: str
+
+
 def choose_solver(params, n_samples):
-    """What ``solver='auto'`` trains with: 'ws' (large working sets) from
-    ``AUTO_MIN_ROWS`` rows; 'smo' for smaller problems, a precomputed kernel, or
-    shrinking turned off (the working-set solver has none)."""
-    if params["kernel"] == "precomputed" or not params["shrinking"] or \
-            n_samples < AUTO_MIN_ROWS:
-        return "smo"
-    return "ws"
+    """The solver of a C-SVC fit and the reason (:class:`SolverChoice`): the requested
+    one; for ``solver='auto'``, 'ws' (large working sets) from ``AUTO_MIN_ROWS`` rows,
+    'smo' for smaller problems, a precomputed kernel, or shrinking turned off (the
+    working-set solver needs data rows, and its shrinking cannot be turned off)."""
+    if params["solver"] != "auto":
+        return SolverChoice(params["solver"], "requested")
+    if params["kernel"] == "precomputed":
+        return SolverChoice("smo", "auto: 'smo' for a precomputed kernel ('ws' needs data rows)")
+    if not params["shrinking"]:
+        return SolverChoice("smo", "auto: 'smo' for shrinking=False")
+    if n_samples < AUTO_MIN_ROWS:
+        return SolverChoice("smo", f"auto: 'smo' for {n_samples} rows (< {AUTO_MIN_ROWS})")
+    return SolverChoice("ws", f"auto: 'ws' for {n_samples} rows (>= {AUTO_MIN_ROWS})")
 
 
 def kernel_solver(solver, loss, shrinking=True):
@@ -256,7 +270,8 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     params : dict
         The estimator's parameters (``get_params()``): those of
         :class:`dualsvm.SVC` for C-SVC (``solver='auto'`` is resolved by
-        :func:`choose_solver`, the result is the fit's ``solver_used_``); ``nu`` /
+        :func:`choose_solver`, the result is the fit's ``solver_used_`` and
+        ``solver_reason_``); ``nu`` /
         ``epsilon``, kernel, ``tol``, ``shrinking``, ``cache_size``, ``max_iter``,
         ``time_limit``, ``callback``, ``verbose`` (and for nu-SVC and one-class
         ``probability``)
@@ -278,9 +293,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     if kind not in SVM_TYPES:
         raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
     if kind == "c_svc":
-        solver = params["solver"]
-        if solver == "auto":
-            solver = choose_solver(params, X.shape[0])
+        solver, reason = choose_solver(params, X.shape[0])
         dc_parameters(params)
         if solver == "ws" and params["kernel"] == "precomputed":
             raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
@@ -288,6 +301,9 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         entry = kernel_solver(solver, params["loss"], params["shrinking"])
     else:  # the rest of the family: LIBSVM's SMO (two constraints for the nu ones)
         solver, entry = "smo", KERNEL_SOLVERS["smo"]
+        reason = "LIBSVM's SMO solves every kernel model but C-SVC"
+    if params["verbose"]:
+        print(f"solver: {solver} ({reason})", file=sys.stderr)
     kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
                          coef0=params["coef0"], X=X)
     precomputed = kernel.name == "precomputed"
@@ -375,6 +391,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         probB_=None if sigmoids is None else sigmoids[1],
         solver_used_=solver,
         cluster_models_=_cluster_models(solved, support, X.shape[0], precomputed),
+        solver_reason_=reason,
         kind=kind,
         libsvm_labels=libsvm_label_order(y[cost > 0]) if classifies else None,
     )
