@@ -77,7 +77,8 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
 
     def by_name(name):
         def build(sub, sub_tol, start):
-            entry = KERNEL_SOLVERS[name or choose_solver(params, sub.n_samples)]
+            entry = KERNEL_SOLVERS[name or choose_solver({**params, "solver": "auto"},
+                                                         sub.n_samples).name]
             return entry.build(sub, sub_tol, shrinking=shrinking, random_state=random_state,
                                max_iter=max_iter, alpha=start)
         return build
