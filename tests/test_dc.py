@@ -12,7 +12,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
 import dualsvm.training.divide_conquer as divide_conquer
-from dualsvm import SVC, SVCCV, c_path, export_libsvm, load_model, save_model
+from dualsvm import SVC, SVCCV, SVR, NuSVC, NuSVR, OneClassSVM, c_path, export_libsvm, \
+    load_model, save_model
 from dualsvm.cli import main
 from dualsvm.data.svmlight import read_svmlight
 from dualsvm.kernels import make_kernel
@@ -279,3 +280,26 @@ def test_command_line_chooses_the_kernel_solver(tmp_path, data_dir, capsys):
         assert main(["train", "-t", "2", *argv, data, str(tmp_path / "x.model")]) == 2, argv
         assert message in capsys.readouterr().err, argv
     assert not os.path.exists(tmp_path / "x.model")
+
+
+def test_parts_solved_by_worker_processes_equal_the_serial_ones(load, monkeypatch):
+    X, y = load("ijcnn1_1000.bz2")
+    settings = dict(C=32.0, gamma=2.0, dc_clusters=4, early_stop_level=1, **DC)
+    serial = SVC(**settings).fit(X, y)
+    monkeypatch.setattr(divide_conquer, "PARALLEL_MIN_ROWS", 0)
+    workers = SVC(**settings).fit(X, y)
+    np.testing.assert_array_equal(workers.dual_coef_.toarray(), serial.dual_coef_.toarray())
+    np.testing.assert_array_equal(workers.cluster_models_[0].intercepts,
+                                  serial.cluster_models_[0].intercepts)
+    assert workers.dual_[0] == serial.dual_[0]
+    exact = SVC(**{**settings, "early_stop_level": None}).fit(X, y)
+    assert exact.status_ == ["converged"] and exact.gap_[0] < 1e-3
+
+
+def test_divide_and_conquer_is_for_c_svc_only():
+    X, y = load_iris(return_X_y=True)
+    for estimator in (NuSVC, SVR, NuSVR, OneClassSVM):
+        with pytest.raises(TypeError, match="solver"):
+            estimator(solver="dc")
+        with pytest.raises(TypeError, match="early_stop_level"):
+            estimator(early_stop_level=1)

@@ -22,8 +22,10 @@ Then the whole problem from the last level's point (:func:`candidate_rounds`): t
 rows with a_i > 0 and, round after round, the rows whose optimality conditions the
 whole problem's exact gradient shows violated (or within ``MARGIN`` of it) are solved
 as one problem, whose kernel columns fit in the cache, until no row outside
-violates; a last run of the ordinary solver ('auto''s choice) on all rows then
-certifies the model as any other solver's (its tol, its duality gap). The rounds do
+violates. The last round's point is the whole problem's, its gradient exact over all
+rows: when its maximal violation is below tol (LIBSVM's rule), it is the model, with
+its duality gap; else a run of the ordinary solver ('auto''s choice) on all rows
+from it finishes and certifies the model as any other solver's. The rounds do
 what shrinking does, with the gradient of the rows left out computed in bulk (tiles
 on all threads) instead of column by column.
 
@@ -40,10 +42,15 @@ then the epochs of the last solver, so progress, time limits and Ctrl-C work as 
 every solver.
 """
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
+import numba
 import numpy as np
 
+from ..kernels.blocks import prefer_workqueue
 from ..kernels.clustering import KernelClusters, sample_limit
 from ..problems.kernel import KernelDualProblem
 from ..problems.objectives import relative_gap
@@ -66,6 +73,10 @@ MAX_ROUNDS = 10
 #: Levels below the last one solved are solved to max(tol, LEVEL_TOL): their points
 #: only start the next level.
 LEVEL_TOL = 1e-2
+#: A level's parts are solved by worker processes (one a core) from this many rows;
+#: below it, where a level takes well under a second, in this process (a worker's start,
+#: its imports and Numba's cached code, costs about a second).
+PARALLEL_MIN_ROWS = 50_000
 
 
 def auto_clusters(n_samples, levels):
@@ -197,6 +208,41 @@ def solve_part(problem, start, start_slack, tol, build, stopping):
     return solution
 
 
+def _solve_part_job(job):
+    """:func:`solve_part` in a worker process, from a part's arrays (what is pickled)."""
+    X, y, C, loss, kernel, cache_size, start, start_slack, tol, build, deadline = job
+    problem = KernelDualProblem(X, y, C, loss, "exact", kernel, cache_size)
+    return solve_part(problem, start, start_slack, tol, build,
+                      Stopping(deadline=deadline, monitor=False))
+
+
+def _one_thread():
+    """A worker's Numba loops on one thread: the workers are the parallelism."""
+    numba.set_num_threads(1)
+
+
+def fork_safe():
+    """Whether worker processes may be forked from this one: Numba's workqueue layer
+    (the package's, :func:`~dualsvm.kernels.blocks.prefer_workqueue`) survives a fork;
+    its OpenMP and TBB layers do not (and a fork server or spawn would run the user's
+    main script again in every worker). Numba's workqueue layer is not safe to use
+    from two threads at once, so threads of this process cannot solve parts side by
+    side."""
+    prefer_workqueue()
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel loop has run yet: the configured layer will
+        layer = numba.config.THREADING_LAYER
+    return layer == "workqueue"
+
+
+def part_workers(n_workers):
+    """A pool of ``n_workers`` forked processes for a level's parts (their data is the
+    parent's, copied on write; each part's rows are sent anyway, a few hundred KB)."""
+    return ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_one_thread)
+
+
 @dataclass
 class LocalModels:
     """The models of one level's parts, for early prediction.
@@ -239,10 +285,14 @@ class DivideAndConquer:
         Stop after this level (1 .. L) with its :class:`LocalModels`.
     deadline : float or None
         ``time.perf_counter()`` time at which the solves inside an epoch stop.
+    workers : int or None
+        Processes that solve a level's parts side by side (None: one a core), for
+        problems of ``PARALLEL_MIN_ROWS`` rows or more.
     """
 
     def __init__(self, problem, tol, *, part_solver, final_solver, random_state, alpha=None, n_clusters=None,
-                 levels=1, sample_size=SAMPLE_SIZE, early_stop_level=None, deadline=None):
+                 levels=1, sample_size=SAMPLE_SIZE, early_stop_level=None, deadline=None,
+                 workers=None):
         if getattr(problem, "bias", None) != "exact":
             raise ValueError("divide and conquer solves a KernelDualProblem with bias='exact'")
         self.problem = problem
@@ -266,10 +316,13 @@ class DivideAndConquer:
         # unknown: the rounds start from its support vectors only)
         self._slack = np.full(n, np.inf)
         self._stopping = Stopping(deadline=deadline, monitor=False)
+        self._deadline = deadline
+        self.workers = (os.cpu_count() or 1) if workers is None else int(workers)
         self.local_models = None  # LocalModels of the last level solved
         self._level_record = None  # (primal, dual, violation) of that level
         self._round = None  # the last PartSolution of the final stage
         self._final = None  # the final solver on the whole problem
+        self._certified = False  # the last round met tol on the whole problem
         self.exhausted = False  # the last solver reached its iteration limit
         self._iterations = 0
         self._evaluations = 0  # of the parts' and the rounds' own caches
@@ -315,7 +368,7 @@ class DivideAndConquer:
         finish, the solver first built from the current point when training stopped
         before it (Ctrl-C, a time limit, max_iter): the model is then the whole
         problem's at that point, with its certificate."""
-        if self.early:
+        if self.early or self._certified:
             return False
         if self._final is None:
             self._final = self.final_solver(self.problem, self.tol, self._point)[0]
@@ -367,6 +420,12 @@ class DivideAndConquer:
                 self._point = solution.alpha
                 self._iterations += solution.iterations
                 self._evaluations += solution.kernel_evaluations
+                if last and solution.violation < self.tol:
+                    # the whole problem's exact gradient meets LIBSVM's rule: certified
+                    # as any solver's last epoch is (its duality gap from that gradient)
+                    self._certified = True
+                    yield True
+                    return
                 yield False  # after a time limit, the driver sees the deadline and stops
         self._final, max_epochs = self.final_solver(p, self.tol, self._point)
         epochs = 0
@@ -377,28 +436,30 @@ class DivideAndConquer:
         yield False
 
     def _solve_level(self, level, tol):
-        """Cluster, solve every part from the current point, concatenate."""
+        """Cluster, solve every part from the current point (in worker processes for a
+        large problem), concatenate."""
         p = self.problem
         support = np.flatnonzero(self._point > 0)
         pool = support if len(support) else np.arange(p.n_samples)
         clusters, part = split_rows(p, pool, self.n_clusters ** level, self.sample_size,
                                     self.rng)
+        order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[order], np.arange(clusters.n_clusters + 1))
+        parts = [order[bounds[c]:bounds[c + 1]] for c in range(clusters.n_clusters)]
+        solutions = self._solve_parts(parts, tol)
         alpha = np.zeros(p.n_samples)
         slack = np.full(p.n_samples, np.inf)
         intercepts = np.zeros(clusters.n_clusters)
         primal = dual = 0.0
         violation = 0.0
-        for c in range(clusters.n_clusters):
-            rows = np.flatnonzero(part == c)
-            if not len(rows):
+        for rows, solution in zip(parts, solutions):
+            if solution is None:
                 continue
-            solution = solve_part(sub_problem(p, rows), self._point[rows], self._slack[rows],
-                                  tol, self.part_solver, self._stopping)
             if solution.status == "time_limit":
                 return False  # the level is incomplete: the point stays the last level's
             alpha[rows] = solution.alpha
             slack[rows] = solution.slack
-            intercepts[c] = solution.intercept
+            intercepts[part[rows[0]]] = solution.intercept
             primal += solution.primal
             dual += solution.dual
             violation = max(violation, solution.violation)
@@ -409,3 +470,32 @@ class DivideAndConquer:
         self.local_models = LocalModels(level, clusters, part, intercepts)
         self._level_record = (primal, dual, violation)
         return True
+
+    def _solve_parts(self, parts, tol):
+        """The :class:`PartSolution` of every part (None for an empty one), the largest
+        parts first; Ctrl-C (or a worker's) raised as KeyboardInterrupt."""
+        p = self.problem
+        workers = min(self.workers, sum(len(rows) > 0 for rows in parts))
+        if workers < 2 or p.n_samples < PARALLEL_MIN_ROWS or not fork_safe():
+            return [solve_part(sub_problem(p, rows), self._point[rows], self._slack[rows],
+                               tol, self.part_solver, self._stopping) if len(rows) else None
+                    for rows in parts]
+        precomputed = p.kernel.name == "precomputed"
+        with part_workers(workers) as executor:
+            futures = {}
+            try:
+                for c in sorted(range(len(parts)), key=lambda c: -len(parts[c])):
+                    rows = parts[c]
+                    if not len(rows):
+                        continue
+                    X = p.X[np.ix_(rows, rows)] if precomputed else p.X[rows]
+                    futures[c] = executor.submit(
+                        _solve_part_job, (X, p.y[rows], p.C[rows], p.loss, p.kernel,
+                                          p.cache_size, self._point[rows], self._slack[rows],
+                                          tol, self.part_solver, self._deadline))
+                return [futures[c].result() if c in futures else None
+                        for c in range(len(parts))]
+            except BaseException:
+                for future in futures.values():
+                    future.cancel()
+                raise

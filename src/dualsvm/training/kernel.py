@@ -12,6 +12,7 @@ import sys
 import time
 import warnings
 from dataclasses import replace
+from functools import partial
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -66,6 +67,14 @@ def _builder(solver_class):
     return build
 
 
+def part_build(name, shrinking, max_iter, problem, tol, start):
+    """``KERNEL_SOLVERS[name]``'s solver of ``problem`` from ``start``, to ``tol``:
+    (solver, max_epochs). Module-level, so that ``functools.partial`` of it is pickled
+    to the worker processes that solve divide and conquer's parts."""
+    return KERNEL_SOLVERS[name].build(problem, tol, shrinking=shrinking, random_state=None,
+                                      max_iter=max_iter, alpha=start)
+
+
 def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
               deadline=None):
     """Divide and conquer (:mod:`dualsvm.training.divide_conquer`): its parts and the
@@ -74,18 +83,11 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
     whole problem at the end by 'auto''s choice; each within ``max_iter`` (DC's own
     epochs are not limited: it stops when its last solver does)."""
     dc = dc_parameters(params)
-
-    def by_name(name):
-        def build(sub, sub_tol, start):
-            entry = KERNEL_SOLVERS[name or choose_solver({**params, "solver": "auto"},
-                                                         sub.n_samples).name]
-            return entry.build(sub, sub_tol, shrinking=shrinking, random_state=random_state,
-                               max_iter=max_iter, alpha=start)
-        return build
-
+    final = choose_solver({**params, "solver": "auto"}, problem.n_samples).name
     clusters = dc["dc_clusters"]
-    solver = DivideAndConquer(problem, tol, part_solver=by_name("smo"),
-                              final_solver=by_name(None),
+    solver = DivideAndConquer(problem, tol, part_solver=partial(part_build, "smo", shrinking,
+                                                                max_iter),
+                              final_solver=partial(part_build, final, shrinking, max_iter),
                               random_state=random_state, alpha=alpha,
                               n_clusters=None if clusters == "auto" else clusters,
                               levels=dc["dc_levels"], sample_size=dc["dc_sample_size"],
