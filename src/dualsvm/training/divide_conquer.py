@@ -267,9 +267,10 @@ class DivideAndConquer:
     problem : KernelDualProblem
     tol : float
         The tol of the last level's parts (early prediction) or of the final solve.
-    part_solver, final_solver : callable
+    part_solver, round_solver, final_solver : callable
         ``f(problem, tol, alpha) -> (solver, max_epochs)``: the solver of the parts
-        and of the rounds' candidates, and that of the whole problem at the end.
+        (pickled to the worker processes), of the rounds' candidates, and of the whole
+        problem at the end.
     random_state : numpy.random.Generator
         Draws the samples and seeds kernel k-means.
     alpha : ndarray or None
@@ -290,7 +291,8 @@ class DivideAndConquer:
         problems of ``PARALLEL_MIN_ROWS`` rows or more.
     """
 
-    def __init__(self, problem, tol, *, part_solver, final_solver, random_state, alpha=None, n_clusters=None,
+    def __init__(self, problem, tol, *, part_solver, round_solver, final_solver, random_state,
+                 alpha=None, n_clusters=None,
                  levels=1, sample_size=SAMPLE_SIZE, early_stop_level=None, deadline=None,
                  workers=None):
         if getattr(problem, "bias", None) != "exact":
@@ -298,6 +300,7 @@ class DivideAndConquer:
         self.problem = problem
         self.tol = float(tol)
         self.part_solver = part_solver
+        self.round_solver = round_solver
         self.final_solver = final_solver
         self.rng = random_state
         self.sample_size = int(sample_size)
@@ -414,7 +417,7 @@ class DivideAndConquer:
         p = self.problem
         if self._point.any():
             for solution, last in candidate_rounds(p, self._point, self._slack < MARGIN,
-                                                   self.tol, self.part_solver,
+                                                   self.tol, self.round_solver,
                                                    self._stopping):
                 self._round = solution
                 self._point = solution.alpha
