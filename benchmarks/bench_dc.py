@@ -208,7 +208,7 @@ def part_exact(args, threads):
         if "error" in run:
             results[name] = run
             continue
-        run.pop("model")
+        run.pop("model", None)  # ThunderSVM returns none
         run["dual"] = dual_objective(run.pop("sv"), run.pop("coef"), kernel)
         results[name] = run
         log(f"  {name}: best {run['seconds']:.2f} s of {[round(s, 2) for s in run['all_seconds']]}"
