@@ -6,6 +6,8 @@ missing, the test fails if the environment variable CI is set and is skipped oth
 """
 
 import os
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,10 +72,35 @@ def load_benchmark(benchmark_file):
     return lambda name, n_features=None: _loaded(benchmark_file(name), n_features)
 
 
+def bad_parameter(estimator, name, value):
+    """The regular expression of scikit-learn's refusal of ``name=value`` (its parameter
+    validation), which names the estimator, the parameter, what it accepts and the value."""
+    return (rf"^The '{name}' parameter of {estimator} must be .+\. "
+            rf"Got {re.escape(repr(value))} instead\.$")
+
+
+def pytest_sessionfinish(session):
+    """A pytest-xdist worker hands its part of the robustness tally to the controller."""
+    robustness = sys.modules.get("robustness")
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and robustness is not None:
+        workeroutput["robustness_tally"] = [[*key, n] for key, n in robustness.TALLY.items()]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller adds up the workers' tallies (pytest-xdist's hook)."""
+    tally = getattr(node, "workeroutput", {}).get("robustness_tally")
+    if tally:
+        import robustness
+
+        for section, target, outcome, n in tally:
+            robustness.TALLY[(section, target, outcome)] += n
+
+
 def pytest_terminal_summary(terminalreporter):
     """The robustness battery's tally (tests/robustness.py), when it ran."""
     import json
-    import sys
 
     robustness = sys.modules.get("robustness")
     if robustness is None or not robustness.TALLY:

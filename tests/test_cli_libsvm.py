@@ -150,7 +150,9 @@ def test_one_class_b1_train_and_predict(tmp_path, capsys, data_dir):
     theirs = svmutil.svm_train(y, x, "-s 2 -n 0.2 -t 2 -b 1 -q")
     svmutil.svm_save_model(str(tmp_path / "theirs.txt"), theirs)
     labels, _, probabilities = svmutil.svm_predict(y, x, theirs, "-b 1 -q")
-    assert np.mean(rows[:, 0] == np.array(labels)) > 0.97
+    # a one-class label is the sign of the decision value, which no random fold touches
+    # (the smallest |decision| here is 4e-6, the two decisions differ by about 1e-7)
+    np.testing.assert_array_equal(rows[:, 0], labels)
     status, stdout, _ = run(capsys, "predict", "-b", "1", data, tmp_path / "theirs.txt", out)
     assert status == 0
     assert out.read_text() == _libsvm_output(labels, probabilities, "label normal outlier")

@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from reference import family_dual, libsvm_family, libsvm_single_model, nu_svc_dual
 
+from conftest import bad_parameter
 from dualsvm import SVR, NuSVC, NuSVR, OneClassSVM, load_model, save_model
 from dualsvm.kernels import make_kernel
 from dualsvm.problems.kernel import KernelDualProblem, NuDual, SVRDual
@@ -271,13 +272,15 @@ def test_attributes_as_scikit_learn(load):
 
 def test_bad_parameters(load):
     X, y = _data(load, "heart_scale")
-    with pytest.raises(ValueError, match="nu"):
+    with pytest.raises(ValueError, match=bad_parameter("NuSVR", "nu", 1.5)):
         NuSVR(nu=1.5).fit(X, y)
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match=bad_parameter("SVR", "epsilon", -1.0)):
         SVR(epsilon=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="infeasible"):
+    with pytest.raises(ValueError, match=r"specified nu is infeasible \(nu=0.99\): nu-SVC needs "
+                                         r"nu \* n / 2 <= the size of the smaller class"):
         NuSVC(nu=0.99).fit(X[:60], np.r_[np.ones(10), -np.ones(50)])
-    with pytest.raises(ValueError, match="precomputed"):
+    with pytest.raises(ValueError, match=r"kernel='precomputed' needs the square \(n_samples, "
+                                         r"n_samples\) kernel matrix; X has shape \(6, 5\)"):
         SVR(kernel="precomputed").fit(X[:, :5].toarray()[:6], y[:6])
 
 

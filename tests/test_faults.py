@@ -348,8 +348,9 @@ def test_address_space_below_the_working_set_gives_a_clean_memory_error(tmp_path
 def test_sigint_at_random_moments(synthetic, tmp_path, data_dir):
     """SIGINT during fit, predict and convert: exit 0 or 130, one line and no traceback;
     a model written is complete (train saves the model it has), a dataset whole or absent.
-    One process runs every command, first without a signal (timings, compiled code),
-    then each with SIGINT after a random part of its time (a timer thread sends it)."""
+    One process runs every command twice without a signal (imports and compiled code
+    loaded, then a timed run), then each with SIGINT after a random part of that time,
+    sent by a thread as a terminal's Ctrl-C reaches any thread of the process."""
     source, dataset = synthetic
     t = tmp_path
     commands = {
@@ -359,6 +360,9 @@ def test_sigint_at_random_moments(synthetic, tmp_path, data_dir):
         "predict": ["predict", "-q", source, t / "f", t / "p"],
         "convert": ["convert", "-q", source, t / "c"],
     }
+    # The thread starts inside the try: on a loaded machine the signal can come before
+    # Thread.start() returns in the main thread (the moment is drawn from [0, seconds)),
+    # which is no fault of dualsvm's and must not end the script with a traceback.
     script = """
 import json, os, shutil, signal, sys, threading, time
 from dualsvm.cli import main
@@ -366,24 +370,32 @@ from dualsvm.cli import main
 commands, repeats, seed = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 seconds = {}
 for name, argv in commands.items():
+    assert main(argv[:-1] + [argv[-1] + ".first"]) == 0, name  # imports, compiled code
     start = time.perf_counter()
     assert main(argv) == 0, name
     seconds[name] = time.perf_counter() - start
     shutil.move(argv[-1], argv[-1] + ".reference")
+
+
+def interrupt(delay, done):
+    if not done.wait(delay):
+        os.kill(os.getpid(), signal.SIGINT)
+
+
 import random
 rng = random.Random(seed)
 for k in range(repeats):
     for name, argv in commands.items():
-        if os.path.isdir(argv[-1]):
-            shutil.rmtree(argv[-1])
-        timer = threading.Timer(rng.uniform(0, seconds[name]), os.kill, (os.getpid(), signal.SIGINT))
-        timer.start()
+        done = threading.Event()
+        timer = threading.Thread(target=interrupt, args=(rng.uniform(0, seconds[name]), done))
         try:
+            timer.start()
             status = main(argv[:-1] + [argv[-1] + f".{k}"])
-            timer.cancel()
+            done.set()
             timer.join()
-        except KeyboardInterrupt:  # the signal came after main returned
-            status = "late"
+        except KeyboardInterrupt:  # the signal came before main started or after it returned
+            status = "outside"
+        timer.join()
         print(name, k, status, flush=True)
 """
     argv = {name: [str(a) for a in command] for name, command in commands.items()}
@@ -401,7 +413,7 @@ for k in range(repeats):
     assert len(results) == len(commands) * faults(2)
     expected_lines = len((t / "p.reference").read_text().splitlines())
     for name, k, status in results:
-        assert status in ("0", "130", "late"), (name, status)
+        assert status in ("0", "130", "outside"), (name, status)
         target = t / f"{os.path.basename(argv[name][-1])}.{k}"
         if name.startswith("fit") and target.exists():
             model = load_model(target)
@@ -411,5 +423,9 @@ for k in range(repeats):
         elif name == "convert" and target.exists():
             assert _same_dataset(target, t / "c.reference")
         count(SECTION, f"SIGINT during {name}",
-              "exit 130, nothing torn" if status == "130" else "finished first (exit 0)")
+              {"130": "exit 130, nothing torn", "0": "finished first (exit 0)",
+               "outside": "signal outside main"}[status])
     assert _hidden(t) == [], _hidden(t)
+    # the moments are drawn within a warm run's time: signals interrupt commands (about
+    # 3 in 4; at least 2 of 10 unless the signal is no longer handled)
+    assert sum(status == "130" for _, _, status in results) >= 2, results

@@ -7,6 +7,7 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
+from conftest import bad_parameter
 from dualsvm import LinearSVC
 from dualsvm.problems.linear import DualProblem
 from dualsvm.training.linear import bias_mode
@@ -369,14 +370,14 @@ def test_bad_inputs_have_clear_errors(load):
         LinearSVC().fit(X, np.ones(len(y)))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         LinearSVC().fit(X, y[:-1])
-    with pytest.raises(ValueError, match="'C' parameter"):
+    with pytest.raises(ValueError, match=bad_parameter("LinearSVC", "C", 0)):
         LinearSVC(C=0).fit(X, y)
-    with pytest.raises(ValueError, match="'loss' parameter"):
+    with pytest.raises(ValueError, match=bad_parameter("LinearSVC", "loss", "log")):
         LinearSVC(loss="log").fit(X, y)
-    with pytest.raises(ValueError, match="sample_weight"):
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(3,\), expected \(270,\)"):
         LinearSVC().fit(X, y, sample_weight=np.ones(3))
     with pytest.raises(ValueError, match="all samples have zero or negative weights"):
         LinearSVC().fit(X, y, sample_weight=-np.ones(len(y)))
     model = LinearSVC().fit(X, y)
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match="X has 5 features, but LinearSVC is expecting 13"):
         model.predict(X[:, :5])

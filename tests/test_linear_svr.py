@@ -15,6 +15,7 @@ from reference import liblinear_svr, svr_primal
 from sklearn.datasets import load_diabetes
 from sklearn.exceptions import ConvergenceWarning
 
+from conftest import bad_parameter
 from dualsvm import LinearSVR, load_model, save_model
 from dualsvm.estimators.model_io import export_liblinear, import_liblinear
 
@@ -147,11 +148,12 @@ def test_early_stop_warns_and_warm_start_continues(housing):
 
 def test_bad_parameters_are_refused(housing):
     X, y = housing
-    with pytest.raises(ValueError, match="dual=False"):
+    with pytest.raises(ValueError, match=r"dual=False \(LIBLINEAR's primal solver -s 11\) is not "
+                                         "offered: LinearSVR solves the dual"):
         LinearSVR(dual=False).fit(X, y)
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match=bad_parameter("LinearSVR", "epsilon", -1.0)):
         LinearSVR(epsilon=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="loss"):
+    with pytest.raises(ValueError, match=bad_parameter("LinearSVR", "loss", "hinge")):
         LinearSVR(loss="hinge").fit(X, y)
     with pytest.raises(ValueError, match="NaN|infinity"):
         LinearSVR().fit(X, np.full(len(y), np.nan))

@@ -140,7 +140,9 @@ def test_too_few_decision_values_warn_as_libsvm(load):
         model.predict_proba(X)
     assert density_marks(np.arange(-4.0, 20.0)) is None  # 4 negative values
     assert density_marks(-np.arange(1.0, 30.0)) is None  # none >= 0
-    assert density_marks(np.arange(-5.0, 5.0)) is not None
+    # exactly 5 on each side: marks between LIBSVM's edges -5..-1, 0, 0..4
+    np.testing.assert_array_equal(density_marks(np.arange(-5.0, 5.0)),
+                                  [-4.5, -3.5, -2.5, -1.5, -0.5, 0.0, 0.5, 1.5, 2.5, 3.5])
     assert "too few" in TOO_FEW_DECISIONS
     with warnings.catch_warnings():
         warnings.simplefilter("error")

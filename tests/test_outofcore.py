@@ -172,6 +172,37 @@ def test_interrupted_conversion_leaves_nothing(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["bad.svm"]
 
 
+@pytest.mark.parametrize("moment", ["temporary directory made", "data file opened"])
+def test_ctrl_c_as_the_temporary_files_are_made_leaves_nothing(data_dir, tmp_path, monkeypatch,
+                                                               moment):
+    """A real SIGINT right after the temporary directory (or its data file) exists, before
+    a ``with`` owns it: the conversion stops with KeyboardInterrupt and leaves nothing."""
+    import signal
+    import tempfile
+
+    from dualsvm.outofcore import format as block_format
+
+    def then_sigint(make):
+        def made(*args, **kwargs):
+            result = make(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGINT)
+            return result
+        return made
+
+    if moment == "temporary directory made":
+        monkeypatch.setattr(tempfile, "mkdtemp", then_sigint(tempfile.mkdtemp))
+    else:
+        monkeypatch.setattr(block_format, "open", then_sigint(open), raising=False)
+    # Ctrl-C live even in a test run started in the background (SIGINT ignored there)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            convert(str(data_dir / "heart_scale"), tmp_path / "out", block_mb=0.002)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert os.listdir(tmp_path) == []
+
+
 # ----------------------------------------------------------------- the solvers
 
 

@@ -68,9 +68,9 @@ def test_linear_path_models_are_the_cold_fits(a9a, loss, bias):
             assert model.status_ == ["converged"]
             assert relative(model.primal_, reference.primal_).max() <= rtol
             assert 0 <= model.gap_[0] <= (2e-3 if tol == 0.1 else 1e-5)
-            # the certificate is the model's own: recomputed from its coef and intercept
+            # the same function (w is unique): at tol 1e-6 the decisions agree to 1.4e-5
             np.testing.assert_allclose(model.decision_function(X), reference.decision_function(X),
-                                       atol=0.3 if tol == 0.1 else 1e-2)
+                                       atol=0.3 if tol == 0.1 else 1e-4)
         if tol == 0.1 and bias.get("intercept_mode") != "exact":
             # warm starts save work: fewer epochs along the path than the cold fits take
             assert sum(m.n_iter_ for m in path) < sum(m.n_iter_ for m in colds)
@@ -117,9 +117,11 @@ def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     problem = DualProblem(X, labels, np.full(len(y), CS[2]), "hinge", "augmented")
     chosen, w = dual_start(problem, start, 0)
     scaled, _ = dual_start(problem, WarmStart(alpha=start.alpha), 0)
+    extrapolated, _ = dual_start(problem, WarmStart(alpha=start.extrapolated), 0)
     np.testing.assert_allclose(w, problem.weights(chosen))
     dual = lambda a: problem.dual(a, problem.weights(a))  # noqa: E731
-    assert dual(chosen) >= dual(scaled)
+    assert dual(chosen) == max(dual(scaled), dual(extrapolated))
+    assert not np.array_equal(scaled, extrapolated)  # two candidates to choose from
     assert np.all((chosen >= 0) & (chosen <= CS[2]))
 
 

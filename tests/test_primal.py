@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
+from conftest import bad_parameter
 from dualsvm import LinearSVC
 from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, ImplicitSGD, Pegasos, Stopping, run_epochs
@@ -343,13 +344,13 @@ def test_partial_fit_bad_input(load):
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         model.partial_fit(X, y)
     model.partial_fit(X, y, classes=[-1, 1])
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match="X has 5 features, but LinearSVC is expecting 13"):
         model.partial_fit(X[:, :5], y)
     with pytest.raises(ValueError, match="not among the classes"):
         model.partial_fit(X, np.where(y > 0, 2, -1))
     with pytest.raises(ValueError, match="differs from the classes"):
         model.partial_fit(X, y, classes=[-1, 1, 2])
-    with pytest.raises(ValueError, match="balanced"):
+    with pytest.raises(ValueError, match="class_weight='balanced' is not supported by partial_fit"):
         LinearSVC(solver="pegasos", class_weight="balanced").partial_fit(X, y, classes=[-1, 1])
 
 
@@ -359,9 +360,9 @@ def test_estimator_bad_solver_combinations(load):
         LinearSVC(solver="pegasos", intercept_mode="exact").fit(X, y)
     with pytest.raises(ValueError, match="batch_size=4 needs solver='pegasos'"):
         LinearSVC(solver="implicit", batch_size=4).fit(X, y)
-    with pytest.raises(ValueError, match="solver"):
+    with pytest.raises(ValueError, match=bad_parameter("LinearSVC", "solver", "sgd")):
         LinearSVC(solver="sgd").fit(X, y)
-    with pytest.raises(ValueError, match="batch_size"):
+    with pytest.raises(ValueError, match=bad_parameter("LinearSVC", "batch_size", 0)):
         LinearSVC(solver="pegasos", batch_size=0).fit(X, y)
 
 

@@ -19,11 +19,13 @@ def atomic_write(path, write):
     directory = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
-        # Ctrl-C between creating the temporary file and knowing its name would leave it behind
-        with _sigint_deferred():
+        # Ctrl-C between creating the temporary file and knowing its name would leave it
+        # behind (and between opening and wrapping its descriptor, leave that open)
+        with sigint_deferred():
             fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
                                        dir=directory)
-        with os.fdopen(fd, "wb") as f:
+            f = os.fdopen(fd, "wb")
+        with f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
@@ -37,8 +39,9 @@ def atomic_write(path, write):
 
 
 @contextlib.contextmanager
-def _sigint_deferred():
-    """Hold Ctrl-C back (delivered on exit).
+def sigint_deferred():
+    """Hold Ctrl-C back (delivered on exit): wrap the creation of a temporary file or
+    directory and the statement that records its name, so that cleanup knows it.
 
     A Python-level handler, not a blocked signal mask: the kernel may deliver SIGINT
     to any thread of the process (BLAS and Numba threads do not block it), and

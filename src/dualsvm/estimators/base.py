@@ -16,7 +16,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data.validation import sample_costs, samples
 from ..kernels import callable_matrix
-from ..training.kernel import fit_kernel
 
 
 #: The parameter names of each estimator class (see ``FitMixin._get_param_names``).
@@ -181,6 +180,8 @@ class SingleModel(KernelMixin, BaseEstimator):
     _kind = None
 
     def _fit_one(self, X, y, cost):
+        from ..training.kernel import fit_kernel  # deferred: the kernel solvers' compiled code
+
         return self._take_fit(fit_kernel(self._training_matrix(X), y, cost,
                                          self._training_params(), self._kind))
 

@@ -21,7 +21,19 @@ Contract (kept stable for every kernel solver):
 
 from .functions import (Kernel, callable_matrix, kernel_from_dot, kernel_from_dots, make_kernel,
                         n_samples, squared_row_norms)
-from .qmatrix import MIN_SLOTS, QMatrix, claim_slot, new_generation, q_column
+
+#: Imported on first use: :mod:`.qmatrix` compiles (or loads) its parallel column fill
+#: when imported, which the kernel functions' users (linear training, model files) skip.
+_QMATRIX_NAMES = ("MIN_SLOTS", "QMatrix", "claim_slot", "new_generation", "q_column")
+
+
+def __getattr__(name):
+    if name in _QMATRIX_NAMES:
+        from . import qmatrix
+
+        return getattr(qmatrix, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["MIN_SLOTS", "Kernel", "QMatrix", "callable_matrix", "claim_slot", "kernel_from_dot",
            "kernel_from_dots", "make_kernel", "n_samples", "new_generation", "q_column",

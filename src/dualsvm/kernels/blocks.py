@@ -26,9 +26,7 @@ Memory: ``Zt`` (8 d m bytes) and one tile per thread (8 TILE_ROWS m bytes).
 """
 
 import math
-import os
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
@@ -76,19 +74,6 @@ def vexp(x):
     p = p * r + 1.0
     p = p * r + 1.0
     return p * _POW2[np.int64(k) - _K_MIN]
-
-
-def prefer_workqueue():
-    """Run the parallel loops on Numba's own thread pool ("workqueue").
-
-    Numba's OpenMP layer (picked when libgomp is present) spin-waits at every
-    parallel region: with one column per region and the other core busy it made
-    a column 5 to 50 times slower than one thread. Called before the first
-    parallel loop runs (the layer is fixed at the first one), not at import; an
-    explicit NUMBA_THREADING_LAYER still wins.
-    """
-    if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
-        numba.config.THREADING_LAYER = "workqueue"
 
 
 def dense_points(X, index):
@@ -242,10 +227,9 @@ def kernel_times(kernel, X, Z, coef, max_bytes):
     """K(X, Z) @ coef (coef of shape (len(Z), k)) as a float64 (len(X), k) array,
     Z taken ``max_bytes`` of its dense layout at a time; the kernel values are
     never stored (prediction: coef holds the dual coefficients)."""
-    prefer_workqueue()
-    rows = _compiled_rows(X)
+    rows = contiguous_rows(X)
     n = X.shape[0]
-    sq_rows = _squared(rows, n)
+    sq_rows = row_squares(rows, n)
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     coef = coef.reshape(-1, 1) if coef.ndim == 1 else coef
     out = np.zeros((n, coef.shape[1]))
@@ -259,20 +243,27 @@ def kernel_times(kernel, X, Z, coef, max_bytes):
     return out
 
 
-def _compiled_rows(X):
-    """X as compiled kernels read it (see :mod:`dualsvm.data.rows`), contiguous."""
+def contiguous_rows(X):
+    """X as compiled kernels read it (see :mod:`dualsvm.data.rows`): writeable,
+    C-contiguous, float64 values, int32 column indices when they fit, int64 row
+    pointers (the types the compiled signatures name), copied only when needed."""
     rows = kernel_rows(X)
     if isinstance(rows, tuple):
         data, indices, indptr = rows
-        return (np.ascontiguousarray(data, dtype=np.float64),
-                np.ascontiguousarray(indices, dtype=np.int32 if indices.dtype == np.int32
-                                     else np.int64),
-                np.ascontiguousarray(indptr, dtype=np.int64))
-    return np.ascontiguousarray(rows, dtype=np.float64)
+        index_type = np.int32 if indices.dtype == np.int32 else np.int64
+        return (plain_array(data, np.float64), plain_array(indices, index_type),
+                plain_array(indptr, np.int64))
+    return plain_array(rows, np.float64)
+
+
+def plain_array(a, dtype):
+    """A writeable C-contiguous copy of a only when needed (the compiled signatures)."""
+    return np.require(a, dtype, ["C", "W"])
 
 
 @njit(cache=True, nogil=True)
-def _squared(rows, n):
+def row_squares(rows, n):
+    """||x_i||^2 of the first n rows (the kernels' own sum, for their distances)."""
     out = np.empty(n)
     work = np.zeros(0)
     for i in range(n):

@@ -8,7 +8,7 @@ A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
   the training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm.data.rows`),
   labels, squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
   vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
-  the map of variables to rows (below; empty arrays for one variable a row), and
+  the map of variables to rows (below; None for one variable a row), and
   ``(Zt, values)``: the rows by feature as a dense (d, n) array with a float64
   vector of n (both empty when not kept; see "Complete columns");
 * ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
@@ -73,13 +73,13 @@ same training rows), ``qm.matrix()`` (all of Q, refused above a memory bound),
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from ..constants import PRECOMPUTED
-from ..data.rows import kernel_rows
-from ._access import clear_dots, column_dots, entry_dot, gram_entry, row_square
-from .blocks import (block_times, block_values, dense_points, fill_slots, kernel_row,
-                     prefer_workqueue)
+from ._access import clear_dots, column_dots, entry_dot, gram_entry
+from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
+                     kernel_row, plain_array, row_squares)
 from .functions import kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
@@ -126,26 +126,25 @@ class QMatrix:
     """
 
     def __init__(self, X, y, kernel, cache_size=200.0, row_of=None):
-        prefer_workqueue()
         n_rows = X.shape[0]
         if kernel.code != PRECOMPUTED and sp.issparse(X) and dense_enough(X):
             X = X.toarray()
         self.X = X
-        self.y = _plain(y, np.float64)
+        self.y = plain_array(y, np.float64)
         self.kernel = kernel
         self.n_rows = n_rows
-        self.row_of = None if row_of is None else _plain(row_of, np.int64)
+        self.row_of = None if row_of is None else plain_array(row_of, np.int64)
         self.n = n = n_rows if row_of is None else len(self.row_of)
         if len(self.y) != n:
             raise ValueError(f"{len(self.y)} signs for {n} variables")
-        self.rows = _plain_rows(kernel_rows(X))
+        self.rows = contiguous_rows(X)
         if kernel.code == PRECOMPUTED:
             if sp.issparse(X):
                 raise ValueError("a precomputed kernel matrix must be dense")
             self.sq_norms = np.zeros(n_rows)
             self.diag = np.ascontiguousarray(np.diag(X), dtype=np.float64)
         else:
-            self.sq_norms = _squared_norms(self.rows, n_rows)
+            self.sq_norms = row_squares(self.rows, n_rows)
             self.diag = _diagonal(self.rows, self.sq_norms, kernel.params)
         # what the compiled fillers multiply by: the labels, or 1 for the rows'
         # kernel columns when the signs belong to the variables
@@ -155,9 +154,9 @@ class QMatrix:
         if isinstance(self.rows, tuple):
             by_feature = sp.csc_matrix(X)
             by_feature.sort_indices()
-            by_feature = (_plain(by_feature.data, np.float64),
+            by_feature = (plain_array(by_feature.data, np.float64),
                           by_feature.indices.astype(np.int32),  # row numbers: n < 2**31
-                          _plain(by_feature.indptr, np.int64))
+                          plain_array(by_feature.indptr, np.int64))
             work = np.zeros(n_rows)
         else:
             by_feature = (np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int64))
@@ -172,15 +171,15 @@ class QMatrix:
             self.points = np.zeros((0, 0))
             points = (self.points, np.zeros(0))
         if row_of is None:
-            variables = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64),
-                         np.zeros((0, 0), np.float32), np.zeros((0, 4), np.int64))
+            variables = None  # typed none: q_column compiles without _variable_column
         else:
             tags = np.full((MIN_SLOTS, 4), -1, dtype=np.int64)  # variable, length, generation, use
             variables = (self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
                          np.zeros((MIN_SLOTS, n), np.float32), tags)
         self.data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
                      variables, points)
-        room = cache_bytes - self.block_bytes - variables[3].nbytes - self.points.nbytes
+        buffers = 0 if variables is None else variables[3].nbytes
+        room = cache_bytes - self.block_bytes - buffers - self.points.nbytes
         self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
         self.cache = (
             np.empty((self.n_slots, n_rows), dtype=np.float32),
@@ -418,9 +417,21 @@ def claim_columns(cache, cols, col_slots):
 @njit(cache=True, nogil=True)
 def q_column(data, cache, j, active, m):
     """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view."""
-    if len(data[6][0]) == 0:  # one variable a row
-        return _cached_column(data, cache, j, active, m)
-    return _variable_column(data, cache, j, active, m)
+    return _column(data[6], data, cache, j, active, m)
+
+
+def _column(variables, data, cache, j, active, m):
+    """_cached_column (one variable a row: ``variables`` is None) or _variable_column,
+    chosen by type where q_column compiles, so that each compiles only its own."""
+
+
+@overload(_column, jit_options={"cache": True, "nogil": True})
+def _column_by_type(variables, data, cache, j, active, m):
+    if isinstance(variables, types.NoneType):
+        return lambda variables, data, cache, j, active, m: _cached_column(
+            data, cache, j, active, m)
+    return lambda variables, data, cache, j, active, m: _variable_column(
+        data, cache, j, active, m)
 
 
 @njit(cache=True, nogil=True)
@@ -502,19 +513,6 @@ def _cached_column(data, cache, j, active, m):
     return column
 
 
-def _plain(a, dtype):
-    """A writeable C-contiguous copy of a only when needed (the compiled signatures)."""
-    return np.require(a, dtype, ["C", "W"])
-
-
-def _plain_rows(rows):
-    if isinstance(rows, tuple):
-        data, indices, indptr = rows
-        index_type = np.int32 if indices.dtype == np.int32 else np.int64
-        return _plain(data, np.float64), _plain(indices, index_type), _plain(indptr, np.int64)
-    return _plain(rows, np.float64)
-
-
 def dense_enough(X):
     """Whether dense rows are cheaper than CSR for one column: half the entries
     nonzero (a dense dot streams 8 bytes an entry, CSR 12 a nonzero and gathers),
@@ -523,18 +521,17 @@ def dense_enough(X):
     return X.nnz >= 0.5 * n * d and 8 * n * d <= 2**30
 
 
-def _fill_signatures():
-    # Explicit signatures: a parallel function compiled lazily and cached, called
-    # from another cached function, can crash when the two were cached by
-    # different processes (numba issue 8578); eager, typed compilation avoids it.
+def _fill_signature(rows):
+    # An explicit signature: a parallel function compiled lazily and cached, called
+    # from another cached function, can crash when the two were cached by different
+    # processes (numba issue 8578); eager, typed compilation avoids it.
     from numba import types as t
 
     params = t.Tuple((t.int64, t.float64, t.float64, t.float64))
     vec, column, index = t.float64[::1], t.float32[::1], t.int64[::1]
     by_feature = t.Tuple((vec, t.int32[::1], index))
-    layouts = [t.float64[:, ::1]] + [t.Tuple((vec, i, index)) for i in (t.int32[::1], index)]
-    return [t.void(rows, vec, vec, params, vec, by_feature, t.int64, index, t.int64, t.int64,
-                   column) for rows in layouts]
+    return t.void(rows, vec, vec, params, vec, by_feature, t.int64, index, t.int64, t.int64,
+                  column)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -558,8 +555,7 @@ def _fill_kernel(rows, y, sq_norms, params, dots, j, active, low, high, column):
 # column 1.5x slower (measured on a9a rows). Both fillers run the same two loops
 # (_fill_gram, _fill_kernel) over a range of entries; the parallel one over
 # _CHUNKS ranges, which the threads share (at least 256 entries each).
-@njit(_fill_signatures(), cache=True, nogil=True, parallel=True)
-def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+def _fill_parallel_body(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
     size = (m - start + _CHUNKS - 1) // _CHUNKS
     if params[0] == PRECOMPUTED:
         for c in prange(_CHUNKS):
@@ -573,6 +569,26 @@ def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start
     clear_dots(rows, by_feature, j, work)
 
 
+_PARALLEL_FILLS = {}
+
+
+def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+    """_fill_parallel_body compiled (eagerly, as _fill_signature says) for the row
+    layout of the caller only, when the caller compiles: a dense fit does not compile
+    the CSR ones."""
+
+
+@overload(_fill_parallel, jit_options={"cache": True, "nogil": True})
+def _fill_parallel_for(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                       column):
+    if rows not in _PARALLEL_FILLS:
+        _PARALLEL_FILLS[rows] = njit(_fill_signature(rows), cache=True, nogil=True,
+                                     parallel=True)(_fill_parallel_body)
+    fill = _PARALLEL_FILLS[rows]
+    return (lambda rows, y, sq_norms, params, work, by_feature, j, active, start, m, column:
+            fill(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column))
+
+
 @njit(cache=True, nogil=True)
 def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
     if params[0] == PRECOMPUTED:
@@ -581,15 +597,6 @@ def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, 
     dots = column_dots(rows, by_feature, j, work)
     _fill_kernel(rows, y, sq_norms, params, dots, j, active, start, m, column)
     clear_dots(rows, by_feature, j, work)
-
-
-@njit(cache=True, nogil=True)
-def _squared_norms(rows, n):
-    out = np.empty(n)
-    work = np.zeros(0)
-    for i in range(n):
-        out[i] = row_square(rows, i, work)
-    return out
 
 
 @njit(cache=True, nogil=True)

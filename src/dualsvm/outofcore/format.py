@@ -56,6 +56,7 @@ import zlib
 import numpy as np
 from numba import njit
 
+from ..data.atomic_files import sigint_deferred
 from ..exceptions import DataError
 
 FORMAT_NAME = "dualsvm-blocks"
@@ -460,13 +461,19 @@ class DatasetWriter:
             raise FileExistsError(f"{self.path}: exists and is not an empty directory")
         parent = os.path.dirname(self.path)
         os.makedirs(parent, exist_ok=True)
-        self.tmp = tempfile.mkdtemp(prefix="." + os.path.basename(self.path) + ".", suffix=".partial",
-                                    dir=parent)
         self.compress = _compressor(compression, level)
         self.compression = compression
         self.n_features = n_features
         self.source = source or {}
-        self.handle = open(os.path.join(self.tmp, DATA_FILE), "wb")
+        self.tmp = self.handle = None
+        try:  # Ctrl-C here would leave the directory behind: no `with` owns it yet
+            with sigint_deferred():
+                self.tmp = tempfile.mkdtemp(prefix="." + os.path.basename(self.path) + ".",
+                                            suffix=".partial", dir=parent)
+            self.handle = open(os.path.join(self.tmp, DATA_FILE), "wb")
+        except BaseException:
+            self.abort()
+            raise
         self.blocks = []
         self.n_samples = self.nnz = self.offset = 0
         self.width = 0
@@ -519,9 +526,11 @@ class DatasetWriter:
         return manifest
 
     def abort(self):
-        with contextlib.suppress(OSError):
-            self.handle.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.handle is not None:
+            with contextlib.suppress(OSError):
+                self.handle.close()
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
         return self

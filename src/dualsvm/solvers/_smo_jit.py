@@ -29,7 +29,8 @@ so in order from three quarters.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..constants import TAU
 from ..kernels.qmatrix import q_column
@@ -44,6 +45,10 @@ BUDGET_SPENT, CONVERGED, RECONSTRUCT = 0, 1, 2
 
 
 IN_UP, IN_LOW, POSITIVE, ACTIVE = 1, 2, 4, 8
+#: ``two_constraints`` of a problem with the one constraint y'a = const: typed none,
+#: so that smo_steps compiles without Solver_NU's selection (a C-SVC's first fit
+#: compiles half as much).
+ONE_CONSTRAINT = None
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -82,7 +87,7 @@ def new_smo_state(n):
 
 @njit(cache=True, nogil=True)
 def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, eps,
-              shrinking, max_steps, measures, two_constraints=False):
+              shrinking, max_steps, measures, two_constraints):
     """At most max_steps SMO steps; BUDGET_SPENT, CONVERGED or RECONSTRUCT.
 
     RECONSTRUCT: the caller must rebuild G outside the active set, set
@@ -92,8 +97,8 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
     of the last selection; ``measures[1]``, the objective f(a), is kept up to date
     (each step adds its exact change), so the dual is known even while shrunk
     variables have stale gradients. ``status``: :func:`new_status` of y, alpha and U,
-    kept up to date. ``two_constraints``: LIBSVM's ``Solver_NU`` working sets and
-    shrinking (e'a is kept too).
+    kept up to date. ``two_constraints``: True for LIBSVM's ``Solver_NU`` working sets
+    and shrinking (e'a is kept too), else :data:`ONE_CONSTRAINT`.
     """
     n = len(y)
     steps = 0
@@ -107,10 +112,7 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
                     return RECONSTRUCT
                 state[SHRINK_PENDING] = 0
         m = state[ACTIVE_SIZE]
-        if two_constraints:
-            i, j, gap = _select_pair_nu(data, cache, status, G, QD, active, m)
-        else:
-            i, j, gap = _select_pair(data, cache, status, G, QD, active, m)
+        i, j, gap = _select(two_constraints, data, cache, status, G, QD, active, m)
         measures[0] = gap
         if j < 0 or gap < eps:
             if m < n:  # converged on the shrunk problem: check the whole one
@@ -122,6 +124,24 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
         state[ITERATIONS] += 1
         steps += 1
     return BUDGET_SPENT
+
+
+def _select(two_constraints, data, cache, status, G, QD, active, m):
+    """The working pair of LIBSVM's Solver or Solver_NU, chosen by the type of
+    ``two_constraints`` where smo_steps compiles (see :data:`ONE_CONSTRAINT`)."""
+
+
+@overload(_select, jit_options={"cache": True, "nogil": True})
+def _select_by_type(two_constraints, data, cache, status, G, QD, active, m):
+    if isinstance(two_constraints, types.NoneType):
+        return lambda two_constraints, data, cache, status, G, QD, active, m: _select_pair(
+            data, cache, status, G, QD, active, m)
+
+    def select(two_constraints, data, cache, status, G, QD, active, m):
+        if two_constraints:
+            return _select_pair_nu(data, cache, status, G, QD, active, m)
+        return _select_pair(data, cache, status, G, QD, active, m)
+    return select
 
 
 @njit(cache=True, nogil=True)

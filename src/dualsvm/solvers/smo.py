@@ -39,8 +39,8 @@ progress reports work during training.
 
 import numpy as np
 
-from ._smo_jit import (ACTIVE, ACTIVE_SIZE, CONVERGED, ITERATIONS, RECONSTRUCT, SHRINK_COUNTER,
-                       new_smo_state, new_status, smo_steps)
+from ._smo_jit import (ACTIVE, ACTIVE_SIZE, CONVERGED, ITERATIONS, ONE_CONSTRAINT, RECONSTRUCT,
+                       SHRINK_COUNTER, new_smo_state, new_status, smo_steps)
 from ._ws_jit import update_gradient
 
 #: A warm start's first shrinking comes after this many steps, not LIBSVM's min(n, 1000):
@@ -126,7 +126,7 @@ class SMO:
             code = smo_steps(p.q.data, p.q.cache, p.y, self.alpha, self.status, self.G,
                              self.G_bar, p.upper_bound, p.q_diag, p.diag, self.active,
                              self.state, self.tol, self.shrinking, stop_at - self.n_iter,
-                             self._measures, p.two_constraints)
+                             self._measures, p.two_constraints or ONE_CONSTRAINT)
             if code != RECONSTRUCT:
                 return code == CONVERGED
             self._reconstruct()
