@@ -282,7 +282,7 @@ def test_command_line_chooses_the_kernel_solver(tmp_path, data_dir, capsys):
     assert not os.path.exists(tmp_path / "x.model")
 
 
-def test_parts_solved_by_worker_processes_equal_the_serial_ones(load, monkeypatch):
+def test_parts_solved_by_worker_threads_equal_the_serial_ones(load, monkeypatch):
     X, y = load("ijcnn1_1000.bz2")
     settings = dict(C=32.0, gamma=2.0, dc_clusters=4, early_stop_level=1, **DC)
     serial = SVC(**settings).fit(X, y)

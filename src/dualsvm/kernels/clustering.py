@@ -28,8 +28,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from ..constants import PRECOMPUTED
-from ..data.rows import kernel_rows, squared_norms
-from .blocks import TILE_ROWS, dense_points, kernel_row, prefer_workqueue
+from .blocks import TILE_ROWS, contiguous_rows, dense_points, kernel_row, row_squares
 
 #: Lloyd's iterations of :func:`kernel_kmeans` at most (it stops when no label changes).
 KMEANS_ITERATIONS = 30
@@ -164,14 +163,9 @@ class KernelClusters:
                 out[start:start + step] = np.argmin(self.norms - 2.0 * sums / sizes, axis=1)
             return out
         sizes = np.bincount(self.labels).astype(np.float64)
-        prefer_workqueue()
-        rows = kernel_rows(X)
-        if isinstance(rows, tuple):
-            rows = tuple(np.ascontiguousarray(a) for a in rows)
-        else:
-            rows = np.ascontiguousarray(rows, dtype=np.float64)
+        rows = contiguous_rows(X)
         Zt = dense_points(self.points, slice(None))
-        _nearest_centres(rows, squared_norms(rows, X.shape[0], 0.0), Zt,
+        _nearest_centres(rows, row_squares(rows, X.shape[0]), Zt,
                          np.einsum("ij,ij->j", Zt, Zt), self.kernel.params, self.labels,
                          1.0 / sizes, self.norms, out)
         return out

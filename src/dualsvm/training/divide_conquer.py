@@ -42,15 +42,13 @@ then the epochs of the last solver, so progress, time limits and Ctrl-C work as 
 every solver.
 """
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
 
-from ..kernels.blocks import prefer_workqueue
 from ..kernels.clustering import KernelClusters, sample_limit
 from ..problems.kernel import KernelDualProblem
 from ..problems.objectives import relative_gap
@@ -73,9 +71,9 @@ MAX_ROUNDS = 10
 #: Levels below the last one solved are solved to max(tol, LEVEL_TOL): their points
 #: only start the next level.
 LEVEL_TOL = 1e-2
-#: A level's parts are solved by worker processes (one a core) from this many rows;
-#: below it, where a level takes well under a second, in this process (a worker's start,
-#: its imports and Numba's cached code, costs about a second).
+#: A level's parts are solved by worker threads (one a core, Numba's loops on one
+#: thread each) from this many rows; below it, where a level takes well under a
+#: second, one after the other.
 PARALLEL_MIN_ROWS = 50_000
 
 
@@ -208,39 +206,19 @@ def solve_part(problem, start, start_slack, tol, build, stopping):
     return solution
 
 
-def _solve_part_job(job):
-    """:func:`solve_part` in a worker process, from a part's arrays (what is pickled)."""
-    X, y, C, loss, kernel, cache_size, start, start_slack, tol, build, deadline = job
-    problem = KernelDualProblem(X, y, C, loss, "exact", kernel, cache_size)
-    return solve_part(problem, start, start_slack, tol, build,
-                      Stopping(deadline=deadline, monitor=False))
-
-
 def _one_thread():
-    """A worker's Numba loops on one thread: the workers are the parallelism."""
+    """A part worker's Numba loops on one thread: the workers are the parallelism."""
     numba.set_num_threads(1)
 
 
-def fork_safe():
-    """Whether worker processes may be forked from this one: Numba's workqueue layer
-    (the package's, :func:`~dualsvm.kernels.blocks.prefer_workqueue`) survives a fork;
-    its OpenMP and TBB layers do not (and a fork server or spawn would run the user's
-    main script again in every worker). Numba's workqueue layer is not safe to use
-    from two threads at once, so threads of this process cannot solve parts side by
-    side."""
-    prefer_workqueue()
+def threads_safe():
+    """Whether two threads may run Numba's parallel loops at once: its OpenMP (the
+    default) and TBB layers allow it, its workqueue layer aborts the process."""
     try:
         layer = numba.threading_layer()
-    except ValueError:  # no parallel loop has run yet: the configured layer will
+    except ValueError:  # no parallel loop has run yet
         layer = numba.config.THREADING_LAYER
-    return layer == "workqueue"
-
-
-def part_workers(n_workers):
-    """A pool of ``n_workers`` forked processes for a level's parts (their data is the
-    parent's, copied on write; each part's rows are sent anyway, a few hundred KB)."""
-    return ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_one_thread)
+    return layer in ("omp", "tbb", "threadsafe", "safe")
 
 
 @dataclass
@@ -269,7 +247,7 @@ class DivideAndConquer:
         The tol of the last level's parts (early prediction) or of the final solve.
     part_solver, round_solver, final_solver : callable
         ``f(problem, tol, alpha) -> (solver, max_epochs)``: the solver of the parts
-        (pickled to the worker processes), of the rounds' candidates, and of the whole
+        (run by worker threads), of the rounds' candidates, and of the whole
         problem at the end.
     random_state : numpy.random.Generator
         Draws the samples and seeds kernel k-means.
@@ -287,7 +265,7 @@ class DivideAndConquer:
     deadline : float or None
         ``time.perf_counter()`` time at which the solves inside an epoch stop.
     workers : int or None
-        Processes that solve a level's parts side by side (None: one a core), for
+        Threads that solve a level's parts side by side (None: one a core), for
         problems of ``PARALLEL_MIN_ROWS`` rows or more.
     """
 
@@ -319,7 +297,6 @@ class DivideAndConquer:
         # unknown: the rounds start from its support vectors only)
         self._slack = np.full(n, np.inf)
         self._stopping = Stopping(deadline=deadline, monitor=False)
-        self._deadline = deadline
         self.workers = (os.cpu_count() or 1) if workers is None else int(workers)
         self.local_models = None  # LocalModels of the last level solved
         self._level_record = None  # (primal, dual, violation) of that level
@@ -476,29 +453,24 @@ class DivideAndConquer:
 
     def _solve_parts(self, parts, tol):
         """The :class:`PartSolution` of every part (None for an empty one), the largest
-        parts first; Ctrl-C (or a worker's) raised as KeyboardInterrupt."""
-        p = self.problem
+        parts first."""
+        def solve(rows):  # the part's problem made where it is solved, freed after
+            return solve_part(sub_problem(self.problem, rows), self._point[rows],
+                              self._slack[rows], tol, self.part_solver, self._stopping)
+
         workers = min(self.workers, sum(len(rows) > 0 for rows in parts))
-        if workers < 2 or p.n_samples < PARALLEL_MIN_ROWS or not fork_safe():
-            return [solve_part(sub_problem(p, rows), self._point[rows], self._slack[rows],
-                               tol, self.part_solver, self._stopping) if len(rows) else None
-                    for rows in parts]
-        precomputed = p.kernel.name == "precomputed"
-        with part_workers(workers) as executor:
-            futures = {}
+        if workers < 2 or self.problem.n_samples < PARALLEL_MIN_ROWS or not threads_safe():
+            return [solve(rows) if len(rows) else None for rows in parts]
+        largest_first = sorted((c for c in range(len(parts)) if len(parts[c])),
+                               key=lambda c: -len(parts[c]))
+        solutions = [None] * len(parts)
+        with ThreadPoolExecutor(workers, initializer=_one_thread) as executor:
+            futures = {c: executor.submit(solve, parts[c]) for c in largest_first}
             try:
-                for c in sorted(range(len(parts)), key=lambda c: -len(parts[c])):
-                    rows = parts[c]
-                    if not len(rows):
-                        continue
-                    X = p.X[np.ix_(rows, rows)] if precomputed else p.X[rows]
-                    futures[c] = executor.submit(
-                        _solve_part_job, (X, p.y[rows], p.C[rows], p.loss, p.kernel,
-                                          p.cache_size, self._point[rows], self._slack[rows],
-                                          tol, self.part_solver, self._deadline))
-                return [futures[c].result() if c in futures else None
-                        for c in range(len(parts))]
-            except BaseException:
+                for c, future in futures.items():
+                    solutions[c] = future.result()
+            except BaseException:  # Ctrl-C: the parts not started are dropped
                 for future in futures.values():
                     future.cancel()
                 raise
+        return solutions

@@ -69,8 +69,7 @@ def _builder(solver_class):
 
 def part_build(name, shrinking, max_iter, problem, tol, start):
     """``KERNEL_SOLVERS[name]``'s solver of ``problem`` from ``start``, to ``tol``:
-    (solver, max_epochs). Module-level, so that ``functools.partial`` of it is pickled
-    to the worker processes that solve divide and conquer's parts."""
+    (solver, max_epochs): divide and conquer's solver of its parts and of the whole."""
     return KERNEL_SOLVERS[name].build(problem, tol, shrinking=shrinking, random_state=None,
                                       max_iter=max_iter, alpha=start)
 
