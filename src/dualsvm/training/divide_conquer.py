@@ -12,8 +12,9 @@ Levels l = L .. 1 (``levels``), k**l parts at level l (k = ``n_clusters``):
 1. cluster: kernel k-means on a random sample of the rows (at level L), or of the
    support vectors found so far (below it: the paper's adaptive clustering), then
    every row to its nearest centre (:func:`split_rows`);
-2. solve every part's SVM (:func:`solve_part`), started from the previous level's
-   dual variables on its rows; each part keeps its own equality constraint
+2. solve every part's SVM (:func:`solve_part`; the parts are independent: worker
+   threads, one a core, from ``PARALLEL_MIN_ROWS`` rows), started from the previous
+   level's dual variables on its rows; each part keeps its own equality constraint
    y_k'a_k = 0 (the start is repaired by the problem's ``feasible``, as a path over
    C repairs its start), so the concatenation satisfies y'a = 0;
 3. the concatenation starts the next level.
@@ -21,8 +22,8 @@ Levels l = L .. 1 (``levels``), k**l parts at level l (k = ``n_clusters``):
 Then the whole problem from the last level's point (:func:`candidate_rounds`): the
 rows with a_i > 0 and, round after round, the rows whose optimality conditions the
 whole problem's exact gradient shows violated (or within ``MARGIN`` of it) are solved
-as one problem, whose kernel columns fit in the cache, until no row outside
-violates. The last round's point is the whole problem's, its gradient exact over all
+as one problem (by SMO when its kernel columns fit in the cache, else by the
+working sets), until no row outside violates. The last round's point is the whole problem's, its gradient exact over all
 rows: when its maximal violation is below tol (LIBSVM's rule), it is the model, with
 its duality gap; else a run of the ordinary solver ('auto''s choice) on all rows
 from it finishes and certifies the model as any other solver's. The rounds do
