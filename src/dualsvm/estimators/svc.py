@@ -75,10 +75,10 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         shrinking and a kernel of data rows), else 'smo'
         (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which.
         'dc': divide and conquer (Hsieh, Si and Dhillon 2014; exact bias): levels
-        of independent SVMs on the parts of a kernel k-means, then the whole problem
-        from their solution, by 'auto''s choice of solver for each
-        (``dualsvm.training.divide_conquer``); with ``early_stop_level``, early
-        prediction. 'cgd', 'dcd' (no bias), 'pgd': see
+        of independent SVMs on the parts of a kernel k-means (solved side by side
+        on all cores), then the whole problem from their solution, to the same
+        ``tol`` and certificate (``dualsvm.training.divide_conquer``); with
+        ``early_stop_level``, early prediction. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.training.kernel.KERNEL_SOLVERS``.
     tol : float, default=1e-3
         LIBSVM's ``-e``: stop when the maximal KKT violation is below tol
@@ -120,9 +120,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         the parts of level ``dc_levels`` hold about 2000 rows (2 at least).
     dc_levels : int, default=1
         'dc': the number of levels L (levels L, L-1, ..., 1). One level of parts
-        of 2000 rows, then the whole problem from their solution, was the fastest
-        exact solve measured (``benchmarks/results/dc.md``); the paper's hierarchy
-        is e.g. ``dc_clusters=4, dc_levels=4``.
+        of about 2000 rows, then the whole problem from their solution, is the
+        default; the paper's hierarchy is e.g. ``dc_clusters=4, dc_levels=4``.
     dc_sample_size : int, default=2000
         'dc': rows kernel k-means clusters at each level before every row joins its
         nearest centre (at least 4 a cluster; fewer for wide data, whose points
