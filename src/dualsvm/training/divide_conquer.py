@@ -73,9 +73,9 @@ MAX_ROUNDS = 10
 #: only start the next level.
 LEVEL_TOL = 1e-2
 #: A level's parts are solved by worker threads (one a core, Numba's loops on one
-#: thread each) from this many rows; below it, where a level takes well under a
-#: second, one after the other.
-PARALLEL_MIN_ROWS = 50_000
+#: thread each) from this many rows; below it, where a level takes a few tens of
+#: milliseconds, one after the other.
+PARALLEL_MIN_ROWS = 10_000
 
 
 def auto_clusters(n_samples, levels):
