@@ -469,9 +469,13 @@ def test_command_line_convert_and_train(data_dir, tmp_path):
     assert load_model(tmp_path / "hs.model").coef_.shape == (1, 13 + 13 * 14 // 2)
     done = run("convert", str(data_dir / "heart_scale"), "hs")
     assert done.returncode == 1 and "not an empty directory" in done.stderr
-    for flag in (["-v", "3"], ["--exact-bias"], ["-t", "2"]):
+    for flag in (["-v", "3"], ["--exact-bias"]):
         done = run("train", "hs", "--memory", "0.05", *flag)
         assert done.returncode == 2 and flag[0] in done.stderr
+    # a kernel option trains a kernel model in memory (the directory loaded), where
+    # the out-of-core memory bound does not apply
+    done = run("train", "hs", "--memory", "0.05", "-t", "2")
+    assert done.returncode == 2 and "--memory applies to a dataset directory" in done.stderr
 
 
 def test_shuffled_conversion_is_a_permutation(data_dir, tmp_path, load):

@@ -183,7 +183,7 @@ def test_bad_parameters(name, value):
 def test_every_registered_solver_solves_both_losses(loss):
     # no solver is missing and none refuses a loss: each one fits, converges and agrees with SMO
     X, y = load_iris(return_X_y=True)
-    assert sorted(SOLVERS) == ["cgd", "dcd", "pgd", "smo", "ws"]
+    assert sorted(SOLVERS) == ["cgd", "dc", "dcd", "pgd", "smo", "ws"]
     smo = SVC(solver="smo", loss=loss).fit(X, y)
     for name in SOLVERS:
         model = SVC(solver=name, loss=loss).fit(X, y)

@@ -135,9 +135,13 @@ def _solver(text):
     return value
 
 
-#: The options that select a kernel model (LIBSVM's), with their flags.
+#: Divide and conquer's options (``--kernel-solver dc``), with their flags.
+DC_OPTIONS = {"dc_clusters": "--dc-clusters", "dc_levels": "--dc-levels",
+              "dc_sample_size": "--dc-sample-size", "early_stop_level": "--early-stop-level"}
+#: The options that select a kernel model (LIBSVM's and the kernel solver's), with their flags.
 KERNEL_OPTIONS = {"kernel_type": "-t", "kernel_name": "--kernel", "gamma": "-g", "degree": "-d",
-                  "coef0": "-r", "cache_size": "-m", "shrinking": "-h"}
+                  "coef0": "-r", "cache_size": "-m", "shrinking": "-h",
+                  "kernel_solver": "--kernel-solver", **DC_OPTIONS}
 
 
 def _kernel_type(text):
@@ -272,6 +276,19 @@ def build_parser():
                         metavar="MB", help="kernel cache size in MB (default 100)")
     kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
                         help="shrinking heuristics (default 1)")
+    kernel.add_argument("--kernel-solver", metavar="NAME",
+                        help="the solver of -s 0 (C-SVC), as SVC's solver: auto (default), smo, "
+                             "ws, cgd, dcd (no bias), pgd, or dc (divide and conquer)")
+    kernel.add_argument("--dc-clusters", type=number(int, "dc-clusters", 2), metavar="K",
+                        help="dc: level l splits the rows into K**l clusters (default: the K "
+                             "that makes the parts of level L hold about 2000 rows)")
+    kernel.add_argument("--dc-levels", type=number(int, "dc-levels", 1), metavar="L",
+                        help="dc: levels L, L-1, .., 1 (default 1)")
+    kernel.add_argument("--dc-sample-size", type=number(int, "dc-sample-size", 2), metavar="M",
+                        help="dc: rows kernel k-means clusters at each level (default 2000)")
+    kernel.add_argument("--early-stop-level", type=number(int, "early-stop-level", 1),
+                        metavar="L", help="dc: stop after level L and predict each row by the "
+                                          "model of its nearest cluster (early prediction)")
     kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
                         help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default "
                              "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
@@ -421,8 +438,8 @@ def build_parser():
 
 def route(args):
     """"module:function" of this package that runs the parsed command: ``train``
-    goes to ``train_disk`` for a dataset directory and to ``train_kernel`` when a
-    kernel option is given."""
+    goes to ``train_kernel`` when a kernel option is given (a dataset directory is
+    then loaded into memory), else to ``train_disk`` for a dataset directory."""
     if args.command == "train":
         kernel = any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS)
         if args.scheduler is None and args.workers is None:
@@ -446,8 +463,8 @@ def route(args):
                              "kernel models (-s 0 to 4 with a kernel option, e.g. -t 2)")
         if args.scheduler is not None or args.workers is not None:
             return "train_dask:run"
+        if kernel:  # from a file, or a dataset directory loaded into memory
+            return "train_kernel:run"
         if os.path.isdir(args.file):
             return "train_disk:run"
-        if any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS):
-            return "train_kernel:run"
     return args.run

@@ -68,7 +68,11 @@ class Reporter:
             prefix = "" if len(names) == 1 else (
                 f"{names[k]}: " if isinstance(fit, KernelFit) else f"class {names[k]}: ")
             # one problem over several intercepts (Crammer-Singer): no single b to show
-            if isinstance(fit, LinearOneClassFit):
+            local = fit.cluster_models_[k] if getattr(fit, "cluster_models_", None) else None
+            if local is not None:  # early prediction: each cluster's model has its own b
+                offset = (f", early prediction by {local.clusters.n_clusters} cluster models "
+                          f"(level {local.level})")
+            elif isinstance(fit, LinearOneClassFit):
                 offset = f", rho = {fit.offset_[k]:.10g}"
             elif len(fit.intercept_) == len(fit.status_):
                 offset = f", b = {fit.intercept_[k]:.10g}"

@@ -7,7 +7,7 @@ from ..outofcore import DiskDataset
 from ..outofcore import fit as fit_out_of_core
 from ..persistence.linear import save_linear
 from .options import ADVICE, SEARCH_FLAGS, augmented_bias, class_weight, linear_defaults, \
-    model_path, refuse_given, refuse_kernel_options, refuse_in_memory_solvers, refuse_regression
+    model_path, refuse_given, refuse_in_memory_solvers, refuse_regression
 from .parser import LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
@@ -20,8 +20,6 @@ def run(args):
     linear_defaults(args)
     refuse_given(args, (("folds", "-v"), ("exact_bias", "--exact-bias")) + SEARCH_FLAGS,
                  "does not apply to a dataset directory")
-    refuse_kernel_options(args, "selects a kernel model, trained from a file, not from a "
-                                "dataset directory")
     if args.resume and not args.checkpoint:
         raise refuse("--resume", "needs --checkpoint PATH (the file to continue from)")
     report = Reporter(args.quiet, args.json, args.trace)

@@ -1,8 +1,12 @@
 """``dualsvm train -t K FILE``: a kernel model (LIBSVM's svm-train, ``-s 0`` to ``4``:
 C-SVC, nu-SVC, one-class, epsilon-SVR, nu-SVR), with its ``-v`` cross validation and
 ``-b 1`` probability models (by the estimators and scikit-learn's cross-validation; for
--s 2 the density marks of the training decisions, by :func:`fit_kernel`)."""
+-s 2 the density marks of the training decisions, by :func:`fit_kernel`). FILE may be a
+dataset directory (``dualsvm convert``), loaded into memory. ``--kernel-solver`` picks
+SVC's solver for -s 0, and ``--dc-*``, ``--early-stop-level`` configure divide and
+conquer (``--kernel-solver dc``)."""
 
+import os
 import sys
 import time
 import warnings
@@ -12,12 +16,13 @@ import numpy as np
 from ..constants import LIBSVM_CACHE_MB, LIBSVM_TOL
 from ..data.svmlight import read_svmlight, with_width
 from ..data.validation import check_classes, sample_costs
+from ..outofcore import DiskDataset
 from ..persistence.kernel import save_kernel
-from ..training.kernel import fit_kernel
+from ..training.kernel import DC_PARAMETERS, dc_parameters, fit_kernel, kernel_solver
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
     refuse_given
-from .parser import LIBLINEAR_ONE_CLASS, LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, CommandError, \
-    UsageError, refuse
+from .parser import DC_OPTIONS, LIBLINEAR_ONE_CLASS, LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, \
+    CommandError, UsageError, refuse
 from .report import Reporter
 
 
@@ -33,6 +38,27 @@ def _check_type_options(args, kind):
         raise refuse("-w", "(class weights) applies to C-SVC (-s 0) only, as in LIBSVM")
     if args.nu is not None and args.nu > 1:
         raise UsageError(f"{PROG} train", f"nu (-n) must be in (0, 1], got {args.nu:g}")
+    if kind != "c_svc":
+        refuse_given(args, (("kernel_solver", "--kernel-solver"), *DC_OPTIONS.items()),
+                     f"is for -s 0 (C-SVC); -s {args.solver} is solved by SMO, as in LIBSVM")
+
+
+def _solver_params(args, shrinking):
+    """SVC's solver and divide-and-conquer parameters of -s 0, checked (UsageError)."""
+    solver = args.kernel_solver or "auto"
+    params = {"solver": solver, **DC_PARAMETERS,
+              **{name: getattr(args, name) for name in DC_OPTIONS
+                 if getattr(args, name) is not None},
+              "probability": bool(args.probability)}
+    if solver != "dc":
+        refuse_given(args, DC_OPTIONS.items(), "configures divide and conquer (--kernel-solver dc)")
+    try:
+        kernel_solver(solver, "hinge", shrinking)
+        dc_parameters(params)
+    except ValueError as e:
+        raise UsageError(f"{PROG} train", str(e)) from None
+    del params["probability"]
+    return params
 
 
 def run(args):
@@ -69,7 +95,15 @@ def run(args):
     report.check_outputs(path)
 
     kernel = args.kernel_type or args.kernel_name or "rbf"
-    X, y = read_svmlight(args.file, precomputed=kernel == "precomputed")
+    shrinking = not args.no_shrinking and args.shrinking is not False
+    solver_params = _solver_params(args, shrinking) if kind == "c_svc" else {}
+    if os.path.isdir(args.file):
+        if kernel == "precomputed":
+            raise refuse("-t 4", "(a precomputed kernel) is read from a file, not from a "
+                                 "dataset directory")
+        X, y = DiskDataset(args.file).load()
+    else:
+        X, y = read_svmlight(args.file, precomputed=kernel == "precomputed")
     if kernel == "precomputed":
         if X.shape[1] > X.shape[0]:
             raise CommandError(f"{args.file}: a precomputed kernel file of {X.shape[0]} samples "
@@ -82,10 +116,10 @@ def run(args):
         C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
         gamma="auto" if args.gamma is None else args.gamma,
         coef0=0.0 if args.coef0 is None else args.coef0,
-        loss="hinge", solver="auto",
+        loss="hinge", **solver_params,
         tol=LIBSVM_TOL if args.tol is None else args.tol,
         cache_size=LIBSVM_CACHE_MB if args.cache_size is None else args.cache_size,
-        shrinking=not args.no_shrinking and args.shrinking is not False,
+        shrinking=shrinking,
         class_weight=weights, max_iter=-1 if args.max_iter is None else args.max_iter,
         time_limit=args.time_limit, callback=None, verbose=0 if args.quiet else 2,
         decision_function_shape="ovr", random_state=args.seed,

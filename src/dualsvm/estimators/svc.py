@@ -25,7 +25,8 @@ from sklearn.utils.multiclass import _ovr_decision_function
 from ..constants import KERNELS, LOSSES
 from ..data.validation import sample_costs, scaled_costs, training_data
 from ..training.fitted import pair_coefficients
-from ..training.kernel import KERNEL_SOLVERS, fit_kernel, kernel_path, kernel_solver
+from ..training.kernel import (KERNEL_SOLVERS, dc_parameters, fit_kernel, kernel_path,
+                               kernel_solver)
 from .base import KernelMixin
 
 #: The kernel parameter of the kernel estimators: a name, or a function
@@ -64,7 +65,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         Constant term of 'poly' and 'sigmoid'.
     loss : {'hinge', 'squared_hinge'}, default='hinge'
         'hinge' is LIBSVM's C-SVC.
-    solver : {'auto', 'ws', 'smo', 'cgd', 'dcd', 'pgd'}, default='auto'
+    solver : {'auto', 'ws', 'smo', 'cgd', 'dcd', 'pgd', 'dc'}, default='auto'
         'smo': SMO decomposition with second-order working sets and shrinking
         (LIBSVM's algorithm; exact bias). 'ws': the same dual by large working
         sets whose kernel columns are computed in bulk (ThunderSVM's design; no
@@ -73,7 +74,12 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 5000 training rows (with
         shrinking and a kernel of data rows), else 'smo'
         (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which and
-        ``solver_reason_`` why (for 'ws', also the mode its sets ran in). 'cgd', 'dcd' (no bias), 'pgd': see
+        ``solver_reason_`` why (for 'ws', also the mode its sets ran in).
+        'dc': divide and conquer (Hsieh, Si and Dhillon 2014; exact bias): levels
+        of independent SVMs on the parts of a kernel k-means (solved side by side
+        on all cores), then the whole problem from their solution, to the same
+        ``tol`` and certificate (``dualsvm.training.divide_conquer``); with
+        ``early_stop_level``, early prediction. 'cgd', 'dcd' (no bias), 'pgd': see
         ``dualsvm.training.kernel.KERNEL_SOLVERS``.
     tol : float, default=1e-3
         LIBSVM's ``-e``: stop when the maximal KKT violation is below tol
@@ -87,7 +93,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         Multiplies C per class.
     max_iter : int, default=-1
         Iterations per binary problem (SMO steps for 'smo', working sets for
-        'ws'); -1: no limit, except SMO's LIBSVM limit of max(10^7, 100 n) steps.
+        'ws'; for 'dc', of each solver it runs); -1: no limit, except SMO's
+        LIBSVM limit of max(10^7, 100 n) steps.
     time_limit : float or None, default=None
         Seconds after which training stops with the current models.
     callback : callable or None, default=None
@@ -107,8 +114,25 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         the class of the largest one-vs-rest decision value instead of the vote
         winner (ties of votes are then broken by confidence).
     random_state : int, RandomState instance or None, default=None
-        Seeds randomised solvers ('smo' is deterministic) and the folds of
-        ``probability``.
+        Seeds randomised solvers ('smo' is deterministic; 'dc' draws its samples
+        from it) and the folds of ``probability``.
+    dc_clusters : int or 'auto', default='auto'
+        'dc': k, the parts of level l are k**l clusters; 'auto': the k that makes
+        the parts of level ``dc_levels`` hold about 2000 rows (2 at least).
+    dc_levels : int, default=1
+        'dc': the number of levels L (levels L, L-1, ..., 1). One level of parts
+        of about 2000 rows, then the whole problem from their solution, is the
+        default; the paper's hierarchy is e.g. ``dc_clusters=4, dc_levels=4``.
+    dc_sample_size : int, default=2000
+        'dc': rows kernel k-means clusters at each level before every row joins its
+        nearest centre (at least 4 a cluster; fewer for wide data, whose points
+        must fit in 32 MB).
+    early_stop_level : int or None, default=None
+        'dc': stop after this level (1 .. L) and predict every row by the model of
+        its nearest cluster only (early prediction); ``cluster_models_`` holds the
+        models, ``primal_``, ``dual_``, ``gap_`` the sums over the clusters (the SVM
+        with no kernel entries between clusters, one bias per cluster). None: the
+        exact model of the whole problem. Not with ``probability``.
 
     Attributes
     ----------
@@ -138,6 +162,10 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
     probA_, probB_ : ndarray of shape (n_pairs,)
         Platt's sigmoid 1 / (1 + exp(A f + B)) of each pair (LIBSVM's signs: f > 0
         for the first class of the pair); empty unless ``probability=True``.
+    cluster_models_ : list of ClusterModels or None
+        Early prediction (``early_stop_level``): per pair, the models of the level's
+        clusters (``dualsvm.training.fitted.ClusterModels``), which decide instead of
+        ``dual_coef_`` and ``intercept_`` (then 0); None for the exact model.
     """
 
     _kind = "c_svc"
@@ -161,13 +189,18 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         "probability": ["boolean"],
         "break_ties": ["boolean"],
         "random_state": ["random_state"],
+        "dc_clusters": [StrOptions({"auto"}), Interval(Integral, 2, None, closed="left")],
+        "dc_levels": [Interval(Integral, 1, None, closed="left")],
+        "dc_sample_size": [Interval(Integral, 2, None, closed="left")],
+        "early_stop_level": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
                  loss="hinge", solver="auto", tol=1e-3, cache_size=200, shrinking=True,
                  class_weight=None, max_iter=-1, time_limit=None, callback=None, verbose=0,
                  decision_function_shape="ovr", probability=False, break_ties=False,
-                 random_state=None):
+                 random_state=None, dc_clusters="auto", dc_levels=1, dc_sample_size=2000,
+                 early_stop_level=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -187,6 +220,10 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         self.probability = probability
         self.break_ties = break_ties
         self.random_state = random_state
+        self.dc_clusters = dc_clusters
+        self.dc_levels = dc_levels
+        self.dc_sample_size = dc_sample_size
+        self.early_stop_level = early_stop_level
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -207,6 +244,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
+        dc_parameters(self.get_params(deep=False))
         X, y, unit_cost = self._training_inputs(X, y, sample_weight)
         return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C),
                                          self._training_params()))
@@ -301,6 +339,7 @@ def kernel_path_models(estimator, X, y, Cs, *, sample_weight=None):
                          "kernel='precomputed' and the kernel matrix")
     if isinstance(estimator, SVC):
         kernel_solver(estimator.solver, estimator.loss, estimator.shrinking)
+        dc_parameters(estimator.get_params(deep=False))
     X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
     names = getattr(estimator, "feature_names_in_", None)
     for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs,

@@ -273,13 +273,49 @@ class DiskDataset:
         finally:
             read.close()
 
-    def load(self):
-        """The whole dataset in memory: (X as CSR float64, labels). For small data."""
+    def load(self, dense=False):
+        """The whole dataset in memory, to train in memory (e.g. a kernel ``SVC``).
+
+        One pass over the blocks into arrays of the final size (the manifest gives
+        n_samples and nnz), so the peak is the data plus one block.
+
+        Parameters
+        ----------
+        dense : bool, default=False
+            Return X as a dense C-ordered array (8 n_samples n_features bytes)
+            rather than CSR (12 nnz + 8 n_samples bytes). Kernel training
+            densifies CSR data that is half non-zero or more anyway
+            (:func:`dualsvm.kernels.qmatrix.dense_enough`); loading it dense spares
+            that copy.
+
+        Returns
+        -------
+        X : scipy.sparse.csr_matrix or ndarray of shape (n_samples, n_features), float64
+        y : ndarray of shape (n_samples,), float64
+            The labels.
+        """
         import scipy.sparse as sp
 
-        blocks = [b.csr() for b in self.iter_blocks()]
-        y = np.concatenate([b.labels for b in self.iter_blocks()])
-        X = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, self.n_features))
+        n, d = self.n_samples, self.n_features
+        y = np.empty(n)
+        if dense:
+            X = np.zeros((n, d))
+        else:
+            data, indices = np.empty(self.nnz), np.empty(self.nnz, dtype=np.int32)
+            indptr = np.zeros(n + 1, dtype=np.int64)
+        for block in self.iter_blocks():
+            rows = block.rows
+            y[rows] = block.labels
+            if dense:
+                X[rows] = block.csr().toarray()
+                continue
+            start = int(indptr[rows.start])
+            end = start + len(block.data)
+            data[start:end] = block.data
+            indices[start:end] = block.indices
+            indptr[rows.start + 1:rows.stop + 1] = start + block.indptr[1:]
+        if not dense:
+            X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
         return X, y
 
 

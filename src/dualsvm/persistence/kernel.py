@@ -34,6 +34,18 @@ Same container and safety as linear models (:mod:`.container`), with these entri
 ``sv_dense`` (float64 (n_SV, n_features_in)) or ``sv_data``, ``sv_indices``,
 ``sv_indptr`` (the CSR arrays of the support vectors; int64 indices)
     the support vectors (neither for the precomputed kernel).
+``cluster_level``, ``cluster_sample_start``, ``cluster_sample``, ``cluster_sample_label``, ``cluster_start``, ``cluster_norm``, ``cluster_intercept``, ``cluster_sv_part`` (optional; all or none: early prediction, ``solver='dc'`` with ``early_stop_level``)
+    the :class:`~dualsvm.training.fitted.ClusterModels` of every pair p:
+    ``cluster_level`` int64 (n_pairs,) its level (-1: a pair trained to the end,
+    decided by ``dual_coef_`` and ``intercept_``); its kernel k-means sample is
+    entries ``cluster_sample_start[p]:cluster_sample_start[p + 1]`` (int64
+    (n_pairs + 1,)) of ``cluster_sample`` (float64 (m, n_features_in): the points;
+    for the precomputed kernel int64 (m,): their training rows) and of
+    ``cluster_sample_label`` (int64 (m,): their cluster); its clusters are entries
+    ``cluster_start[p]:cluster_start[p + 1]`` of ``cluster_norm`` (float64: the
+    centres' squared norms in feature space) and ``cluster_intercept`` (float64:
+    each cluster model's bias); ``cluster_sv_part`` int64 (n_pairs, n_SV) the
+    cluster of every support vector in each pair (-1: not the pair's).
 """
 
 import numpy as np
@@ -42,7 +54,8 @@ import scipy.sparse as sp
 from ..constants import CLASSIFIER_TYPES
 from ..exceptions import ModelError, one_line
 from ..kernels import make_kernel
-from ..training.fitted import KernelFit, class_pairs
+from ..kernels.clustering import KernelClusters
+from ..training.fitted import ClusterModels, KernelFit, class_pairs
 from ..training.probability import N_MARKS
 from .container import (certificate_from_json, certificate_to_json, params_from_json,
                         params_to_json, write_container)
@@ -58,6 +71,8 @@ _CSR = {"sv_data", "sv_indices", "sv_indptr"}
 _PROBABILITY = {"probA_", "probB_"}
 _MARKS = "prob_density_marks_"
 _LIBSVM_LABELS = "libsvm_labels"
+_CLUSTERS = {"cluster_level", "cluster_sample_start", "cluster_sample", "cluster_sample_label",
+             "cluster_start", "cluster_norm", "cluster_intercept", "cluster_sv_part"}
 
 
 def save_kernel(fit, path):
@@ -94,7 +109,42 @@ def save_kernel(fit, path):
                           sv_indptr=sv.indptr.astype(np.int64))
         else:
             arrays["sv_dense"] = np.asarray(sv, dtype=np.float64)
+    if fit.cluster_models_ is not None:
+        arrays.update(_cluster_arrays(fit))
     write_container(path, ESTIMATORS[fit.kind], meta, arrays)
+
+
+def _cluster_arrays(fit):
+    """The ``cluster_*`` entries of an early-prediction fit (module docstring)."""
+    models = fit.cluster_models_
+    precomputed = fit.kernel.name == "precomputed"
+    levels, samples, labels, norms, intercepts = [], [], [], [], []
+    parts = np.full((len(models), len(fit.support_)), -1, dtype=np.int64)
+    for p, model in enumerate(models):
+        levels.append(-1 if model is None else model.level)
+        if model is None:
+            samples.append(np.empty((0,) if precomputed else (0, fit.n_features_in_)))
+            labels.append(np.empty(0, dtype=np.int64))
+            norms.append(np.empty(0))
+            intercepts.append(np.empty(0))
+            continue
+        points = model.clusters.points
+        samples.append(model.clusters.rows if precomputed else
+                       points.toarray() if sp.issparse(points) else np.asarray(points))
+        labels.append(model.clusters.labels)
+        norms.append(model.clusters.norms)
+        intercepts.append(model.intercepts)
+        parts[p] = model.sv_part
+    return {
+        "cluster_level": np.array(levels, dtype=np.int64),
+        "cluster_sample_start": np.cumsum([0] + [len(a) for a in labels], dtype=np.int64),
+        "cluster_sample": np.concatenate(samples).astype(np.int64 if precomputed else np.float64),
+        "cluster_sample_label": np.concatenate(labels).astype(np.int64),
+        "cluster_start": np.cumsum([0] + [len(a) for a in norms], dtype=np.int64),
+        "cluster_norm": np.concatenate(norms).astype(np.float64),
+        "cluster_intercept": np.concatenate(intercepts).astype(np.float64),
+        "cluster_sv_part": parts,
+    }
 
 
 def read_kernel(path, meta, arrays):
@@ -105,8 +155,9 @@ def read_kernel(path, meta, arrays):
     names = set(arrays)
     layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
     probability = _PROBABILITY if names & _PROBABILITY else set()
-    unknown = names - _ENTRIES - layout - probability - {_MARKS, _LIBSVM_LABELS}
-    missing = (_ENTRIES | layout | probability) - names
+    clustered = _CLUSTERS if names & _CLUSTERS else set()
+    unknown = names - _ENTRIES - layout - probability - clustered - {_MARKS, _LIBSVM_LABELS}
+    missing = (_ENTRIES | layout | probability | clustered) - names
     if unknown or missing:
         raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
     kind = _KINDS.get(meta.get("estimator"))
@@ -175,6 +226,8 @@ def read_kernel(path, meta, arrays):
     for name, value in (("solver_used", solver_used), ("solver_reason", solver_reason)):
         if not isinstance(value, str):
             raise bad(f"{name} {value!r}")
+    cluster_models = _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad) \
+        if clustered else None
     certificate = certificate_from_json(meta, n_pairs, bad)
     if certificate["status_"] is None:
         certificate["status_"] = ["unknown"] * n_pairs
@@ -188,4 +241,51 @@ def read_kernel(path, meta, arrays):
                      n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), kind=kind,
                      probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
                      prob_density_marks_=marks, libsvm_labels=order,
-                     solver_used_=solver_used, solver_reason_=solver_reason, **certificate)
+                     solver_used_=solver_used, solver_reason_=solver_reason,
+                     cluster_models_=cluster_models, **certificate)
+
+
+def _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad):
+    """The ClusterModels of a model file's ``cluster_*`` entries, all checked."""
+    level, sample_start = arrays["cluster_level"], arrays["cluster_sample_start"]
+    sample, label = arrays["cluster_sample"], arrays["cluster_sample_label"]
+    start, norm = arrays["cluster_start"], arrays["cluster_norm"]
+    intercept, sv_part = arrays["cluster_intercept"], arrays["cluster_sv_part"]
+    precomputed = kernel.name == "precomputed"
+    m, k = len(label), len(norm)
+    checks = [
+        level.dtype == np.int64 and level.shape == (n_pairs,) and (level >= -1).all(),
+        all(a.dtype == np.int64 and a.shape == (n_pairs + 1,) and a[0] == 0
+            and (np.diff(a) >= 0).all() for a in (sample_start, start)),
+        sample_start[-1] == m and start[-1] == k,
+        sample.shape == ((m,) if precomputed else (m, d)),
+        sample.dtype == (np.int64 if precomputed else np.float64),
+        label.dtype == np.int64 and label.shape == (m,),
+        all(a.dtype == np.float64 and a.shape == (k,) and np.isfinite(a).all()
+            for a in (norm, intercept)),
+        sv_part.dtype == np.int64 and sv_part.shape == (n_pairs, n_sv),
+    ]
+    if not all(checks):
+        raise bad("cluster_* entries of inconsistent types or shapes")
+    if not precomputed and not np.isfinite(sample).all():
+        raise bad("cluster_sample contains NaN or infinity")
+    if precomputed and (sample < 0).any():
+        raise bad("cluster_sample has negative training rows")
+    models = []
+    for p in range(n_pairs):
+        a, b = sample_start[p], sample_start[p + 1]
+        c0, c1 = start[p], start[p + 1]
+        if level[p] < 0:
+            if b > a or c1 > c0 or (sv_part[p] != -1).any():
+                raise bad(f"cluster_* entries of pair {p}, which has no cluster models")
+            models.append(None)
+            continue
+        labels, parts = label[a:b], sv_part[p]
+        if b == a or c1 == c0 or (labels < 0).any() or (labels >= c1 - c0).any() or \
+                (parts < -1).any() or (parts >= c1 - c0).any():
+            raise bad(f"cluster labels of pair {p} out of range")
+        clusters = KernelClusters(kernel, np.empty((0, 0)) if precomputed else sample[a:b],
+                                  sample[a:b] if precomputed else np.arange(b - a),
+                                  labels, norm[c0:c1])
+        models.append(ClusterModels(int(level[p]), clusters, parts, intercept[c0:c1]))
+    return models if any(model is not None for model in models) else None

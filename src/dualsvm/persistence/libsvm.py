@@ -82,10 +82,15 @@ def export_libsvm(fit, path):
     Raises
     ------
     ModelError
-        Class labels that are not integers, or coefficients that are not finite.
+        Class labels that are not integers, coefficients that are not finite, or an
+        early-prediction model (which LIBSVM's format cannot hold).
     OSError
         The file cannot be written.
     """
+    if fit.cluster_models_ is not None:
+        raise ModelError("an early-prediction model (solver='dc' with early_stop_level) "
+                         "decides each row by the model of its nearest cluster, which a LIBSVM "
+                         "model cannot hold: refit without early_stop_level to export it")
     classifies = fit.kind in CLASSIFIER_TYPES
     if classifies:
         fit = reorder_classes(fit, fit.libsvm_order())

@@ -21,7 +21,9 @@ per-epoch record and the progress display live here once:
 * optionally ``counters() -> dict`` of numbers added to every record (kernel
   solvers: ``iterations``, ``kernel_evaluations``, ``cache_hits``);
 * optionally ``n_movable``: the variables an unshrunk epoch visits (the unit of the
-  gap rule's schedule, :data:`GAP_CHECK_PASSES`; default: the largest epoch so far).
+  gap rule's schedule, :data:`GAP_CHECK_PASSES`; default: the largest epoch so far);
+* optionally ``exhausted``: True once the solver has reached an iteration limit of its
+  own (a solver that runs other solvers inside), which stops it as ``max_iter`` does.
 """
 
 import sys
@@ -175,6 +177,8 @@ def run_epochs(solver, problem, stopping):
             if stopping.gap_tol is not None and gap <= stopping.gap_tol:  # NaN compares False
                 status = "gap"
                 break
+            if getattr(solver, "exhausted", False):
+                break  # status stays "max_iter"
             if stopping.callback is not None and stopping.callback(
                     {**record, **_model(problem, solver, evaluation)}):
                 status = "callback"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..constants import CLASSIFIER_TYPES, EARLY_STOPS
+from ..kernels.clustering import KernelClusters
 from .probability import class_probabilities, one_class_probability
 
 
@@ -122,6 +123,34 @@ class LinearOneClassFit(_LinearCertificate):
 
 
 @dataclass
+class ClusterModels:
+    """Early prediction's models of one pair of classes (``SVC(solver='dc',
+    early_stop_level=l)``): the models of the parts of level l, one per cluster.
+
+    A row x is decided by the model of its nearest cluster c = ``clusters.assign(x)``:
+    sum over the support vectors t of cluster c of coef_t K(x_t, x) + ``intercepts[c]``,
+    coef_t the pair's coefficient of t (as in the whole model's layout).
+
+    Attributes
+    ----------
+    level : int
+        The level the models come from (k**level clusters).
+    clusters : KernelClusters
+        The level's kernel k-means (its sample's points, or for the precomputed
+        kernel its training rows).
+    sv_part : ndarray of int64, shape (n_SV,)
+        The cluster of every support vector of the fit (-1: not one of this pair's).
+    intercepts : ndarray of shape (n_clusters,)
+        The bias of every cluster's model.
+    """
+
+    level: int
+    clusters: KernelClusters
+    sv_part: np.ndarray
+    intercepts: np.ndarray
+
+
+@dataclass
 class KernelFit(_Fit):
     """A fitted kernel model: what :class:`dualsvm.SVC` stores after ``fit``.
 
@@ -156,6 +185,9 @@ class KernelFit(_Fit):
     prob_density_marks_: np.ndarray = None  # one-class, probability=True: LIBSVM's 10 marks
     solver_used_: str = ""  # the solver that trained it ('smo', 'ws'; '' when not known)
     solver_reason_: str = ""  # why that solver ('requested', or auto's rule and numbers)
+    # early prediction (solver='dc', early_stop_level): a ClusterModels per pair (None for a
+    # pair trained to the end), which decide instead of dual_coef_ and intercept_
+    cluster_models_: list = None
     # classifiers: classes_ in the order of LIBSVM's model (libsvm_label_order of the
     # training labels), which svm-predict -b 1 and LIBSVM model files use; None: not known
     libsvm_labels: np.ndarray = None
@@ -170,12 +202,21 @@ class KernelFit(_Fit):
         regression models); X as in training (for 'precomputed': the (n, n_train)
         kernel against the training rows)."""
         coef, tiles = self._prediction_terms()
+        if self.cluster_models_ is not None:
+            return np.column_stack([
+                self._decision(X, coef[:, [p]], self.intercept_[[p]], tiles)[:, 0]
+                if local is None else self._local_decision(X, coef[:, p], local)
+                for p, local in enumerate(self.cluster_models_)])
+        return self._decision(X, coef, self.intercept_, tiles)
+
+    def _decision(self, X, coef, intercept, tiles):
+        """K(X, support vectors) @ coef + intercept, one column a pair."""
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
-            return K @ coef + self.intercept_
+            return K @ coef + intercept
         # by tiles of rows, the kernel values never stored (memory O(n n_pairs))
-        return self.kernel.times(X, self.support_vectors_, coef, tiles) + self.intercept_
+        return self.kernel.times(X, self.support_vectors_, coef, tiles) + intercept
 
     def _prediction_terms(self):
         """(coefficients (n_SV, n_pairs), the support vectors' kernel tiles or None),
@@ -198,6 +239,25 @@ class KernelFit(_Fit):
         state = dict(self.__dict__)
         state.pop("_terms", None)
         return state
+
+    def _local_decision(self, X, coef, local):
+        """One pair's decisions by early prediction: each row by its nearest cluster's
+        model (see :class:`ClusterModels`)."""
+        nearest = local.clusters.assign(X)
+        out = np.empty(X.shape[0])
+        for c in np.unique(nearest):
+            rows = np.flatnonzero(nearest == c)
+            sv = np.flatnonzero(local.sv_part == c)
+            if self.kernel.name == "precomputed":
+                K = X[rows][:, self.support_[sv]]
+                K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
+                out[rows] = K @ coef[sv]
+            elif len(sv):
+                out[rows] = self.kernel.times(X[rows], self.support_vectors_[sv], coef[sv])[:, 0]
+            else:
+                out[rows] = 0.0
+            out[rows] += local.intercepts[c]
+        return out
 
     @property
     def has_probabilities(self):

@@ -12,6 +12,7 @@ import sys
 import time
 import warnings
 from dataclasses import replace
+from functools import partial
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -26,7 +27,8 @@ from ..solvers.dual_pgd import DualPGD
 from ..solvers.kernel_dcd import KernelDCD
 from ..solvers.smo import SMO
 from ..solvers.ws_smo import WorkingSetSMO
-from .fitted import KernelFit, libsvm_label_order
+from .divide_conquer import SAMPLE_SIZE, DivideAndConquer
+from .fitted import ClusterModels, KernelFit, libsvm_label_order
 from .linear import WarmStart
 from .multiclass import BinaryTask, one_vs_one, solve_tasks
 from .probability import TOO_FEW_DECISIONS, density_marks, fold_decision_slices, sigmoid_train
@@ -46,7 +48,8 @@ def smo_step_limit(max_iter, n_variables):
     return max_iter if max_iter >= 0 else max(10_000_000, 100 * n_variables)
 
 
-def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+               deadline=None):
     max_steps = smo_step_limit(max_iter, problem.n_samples)
     solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state, alpha=alpha,
                  max_steps=max_steps)
@@ -56,19 +59,64 @@ def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
 def _builder(solver_class):
     """build for a solver whose epochs are ``iterations_per_epoch`` iterations (max_iter counts
     iterations), or passes over the data (no such attribute: max_iter counts epochs)."""
-    def build(problem, tol, *, shrinking, random_state, max_iter, alpha=None):
+    def build(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+              deadline=None):
         solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state,
                               alpha=alpha)
         return solver, _epochs(max_iter, getattr(solver, "iterations_per_epoch", 1))
     return build
 
 
+def part_build(name, shrinking, max_iter, problem, tol, start):
+    """``KERNEL_SOLVERS[name]``'s solver of ``problem`` from ``start``, to ``tol``:
+    (solver, max_epochs): divide and conquer's solver of its parts and of the whole."""
+    return KERNEL_SOLVERS[name].build(problem, tol, shrinking=shrinking, random_state=None,
+                                      max_iter=max_iter, alpha=start)
+
+
+def _round_build(params, problem, tol, start):
+    """The solver of divide and conquer's candidate rows: SMO when the cache holds a
+    quarter of their columns or more (ijcnn1 train + test, 200 MB: 9.0 s, the working
+    sets 16.2 s), else 'auto''s choice (the working sets, which stop storing columns
+    when the cache thrashes: SMO took 6.9e9 kernel evaluations on 68,000 candidates of
+    a million rows with 200 MB)."""
+    fits = 4.0 * problem.n_samples * (problem.n_samples / 4) <= params["cache_size"] * 2**20
+    name = "smo" if fits else choose_solver({**params, "solver": "auto"},
+                                            problem.n_samples).name
+    return part_build(name, params["shrinking"], params["max_iter"], problem, tol, start)
+
+
+def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+              deadline=None):
+    """Divide and conquer (:mod:`dualsvm.training.divide_conquer`): its parts are
+    solved by SMO (problems made to fit the cache; the working-set solver took twice
+    its time on them), the candidates of its final rounds by :func:`_round_build`'s
+    choice, the whole problem at the end (when the rounds did not meet tol) by
+    'auto''s; each within ``max_iter`` (DC's own epochs are not limited: it stops when
+    its last solver does)."""
+    dc = dc_parameters(params)
+    final = choose_solver({**params, "solver": "auto"}, problem.n_samples).name
+    clusters = dc["dc_clusters"]
+    solver = DivideAndConquer(problem, tol, part_solver=partial(part_build, "smo", shrinking,
+                                                                max_iter),
+                              round_solver=partial(_round_build, params),
+                              final_solver=partial(part_build, final, shrinking, max_iter),
+                              random_state=random_state, alpha=alpha,
+                              n_clusters=None if clusters == "auto" else clusters,
+                              levels=dc["dc_levels"], sample_size=dc["dc_sample_size"],
+                              early_stop_level=dc["early_stop_level"], deadline=deadline)
+    return solver, math.inf
+
+
 class KernelSolver(NamedTuple):
     """An entry of :data:`KERNEL_SOLVERS`.
 
-    ``build(problem, tol, *, shrinking, random_state, max_iter, alpha=None) -> (solver,
-    max_epochs)`` returns a driver-interface solver (started from ``alpha``, a warm start) (see :mod:`dualsvm.solvers._driver`) and the
-    epoch limit that gives ``max_iter`` (-1: none) in the solver's own iterations;
+    ``build(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+    deadline=None) -> (solver, max_epochs)`` returns a driver-interface solver (started
+    from ``alpha``, a warm start) (see :mod:`dualsvm.solvers._driver`) and the epoch
+    limit that gives ``max_iter`` (-1: none) in the solver's own iterations; ``params``
+    (the estimator's) and ``deadline`` (the fit's) serve the solvers that run others
+    (divide and conquer);
     ``bias``: the bias mode of the problem it solves; ``losses``: those it accepts.
     """
 
@@ -79,6 +127,7 @@ class KernelSolver(NamedTuple):
 
 #: SVC's ``solver`` values ('auto' picks 'ws' or 'smo' per fit: :func:`choose_solver`).
 KERNEL_SOLVERS = {
+    "dc": KernelSolver(_build_dc, "exact", LOSSES),
     "smo": KernelSolver(_build_smo, "exact", LOSSES),
     "ws": KernelSolver(_builder(WorkingSetSMO), "exact", LOSSES),
     "cgd": KernelSolver(_builder(CGD), "exact", LOSSES),
@@ -135,6 +184,39 @@ def kernel_solver(solver, loss, shrinking=True):
         raise ValueError(f"solver={solver!r} does not solve loss={loss!r}; it solves "
                          f"{', '.join(map(repr, entry.losses))}")
     return entry
+
+
+#: SVC's parameters of divide and conquer, with their defaults (for the callers of
+#: :func:`fit_kernel` whose params lack them).
+DC_PARAMETERS = {"dc_clusters": "auto", "dc_levels": 1, "dc_sample_size": SAMPLE_SIZE,
+                 "early_stop_level": None}
+
+
+def dc_parameters(params):
+    """The divide-and-conquer parameters of ``params`` (the defaults for those it lacks).
+
+    Raises ValueError for one set with a solver other than 'dc', and for
+    ``early_stop_level`` with ``probability`` (the folds' models would not be the
+    early ones) or above ``dc_levels``.
+    """
+    dc = {name: params.get(name, default) for name, default in DC_PARAMETERS.items()}
+    solver = params.get("solver")
+    if solver != "dc":
+        given = [f"{name}={dc[name]!r}" for name, default in DC_PARAMETERS.items()
+                 if dc[name] != default]
+        if given:
+            raise ValueError(f"{', '.join(given)}: divide and conquer's parameters apply to "
+                             f"solver='dc' only, got solver={solver!r}")
+        return dc
+    stop, levels = dc["early_stop_level"], dc["dc_levels"]
+    if stop is not None and params.get("probability"):
+        raise ValueError("early_stop_level does not combine with probability=True: the "
+                         "probability model is fitted on models of the whole problem, not on "
+                         "early prediction's per-cluster models")
+    if stop is not None and stop > levels:
+        raise ValueError(f"early_stop_level={stop} is above dc_levels={levels}: the levels "
+                         f"run are {levels} down to 1")
+    return dc
 
 
 def _family_problem(kind, X, y, cost, params, kernel):
@@ -228,6 +310,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
     if kind == "c_svc":
         solver, reason = choose_solver(params, X.shape[0])
+        dc_parameters(params)
         if solver == "ws" and params["kernel"] == "precomputed":
             raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
                              "matrix: use solver='smo' or 'auto'")
@@ -264,7 +347,8 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
                 problems.append(problem)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
                                          random_state=generator, max_iter=params["max_iter"],
-                                         alpha=None if start is None else start.alpha[p])
+                                         alpha=None if start is None else start.alpha[p],
+                                         params=params, deadline=stopping.deadline)
         return problem, solver, max_epochs
 
     stopping = Stopping(callback=params["callback"], verbose=params["verbose"],
@@ -324,6 +408,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         probA_=None if sigmoids is None else sigmoids[0],
         probB_=None if sigmoids is None else sigmoids[1],
         solver_used_=solver,
+        cluster_models_=_cluster_models(solved, support, X.shape[0], precomputed),
         solver_reason_=reason,
         kind=kind,
         libsvm_labels=libsvm_label_order(y[cost > 0]) if classifies else None,
@@ -336,6 +421,24 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         if fit.prob_density_marks_ is None:
             warnings.warn(TOO_FEW_DECISIONS, UserWarning, stacklevel=2)
     return fit
+
+
+def _cluster_models(solved, support, n_rows, precomputed):
+    """Early prediction's :class:`ClusterModels` of every pair (None for a pair trained
+    to the end), or None when no pair stopped at a level (divide and conquer)."""
+    models = []
+    for s in solved:
+        local = s.solver.local_models if getattr(s.solver, "early", False) else None
+        if local is None:
+            models.append(None)
+            continue
+        part = np.full(n_rows, -1, dtype=np.int64)
+        part[s.task.rows] = local.part
+        clusters = local.clusters
+        if precomputed:  # the sample's columns of the whole kernel matrix
+            clusters = replace(clusters, rows=s.task.rows[clusters.rows])
+        models.append(ClusterModels(local.level, clusters, part[support], local.intercepts))
+    return models if any(m is not None for m in models) else None
 
 
 def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping,
@@ -371,7 +474,8 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
         sub = _task_rows(X, train_rows, precomputed)
         problem = _task_problem(kind, sub, y[train], cost[train], params, kernel, entry)
         solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
-                                         random_state=generator, max_iter=params["max_iter"])
+                                         random_state=generator, max_iter=params["max_iter"],
+                                         params=params, deadline=stopping.deadline)
         result = run_epochs(solver, problem, replace(quiet, max_iter=max_epochs))
         if result.status == "interrupted":
             return None
