@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from dualsvm import SVC, load_model, save_model
 from dualsvm.training.kernel import AUTO_MIN_ROWS, choose_solver
 from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
-from dualsvm.kernels.blocks import kernel_times, vexp
+from dualsvm.kernels.blocks import kernel_times, point_tiles, vexp
 from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers.ws_smo import WorkingSetSMO, fused_working_set_size, working_set_size
@@ -263,9 +263,10 @@ def test_bulk_columns_and_products_equal_the_kernel(load, name, params):
         np.testing.assert_array_equal(q_column(qm.data, qm.cache, 50, everything, 700),
                                       qm.cache[0][slots[1]])
         coef = np.random.default_rng(0).standard_normal((700, 3))
-        np.testing.assert_allclose(kernel_times(kernel, rows[:40], rows, coef, 4096),
-                                   kernel_matrix(X[:40], X, name, **params) @ coef,
-                                   rtol=1e-10, atol=1e-10)
+        for n in (1, 40, 100):  # one tile of rows (computed in this thread), and two
+            np.testing.assert_allclose(
+                kernel_times(kernel, rows[:n], point_tiles(rows, 4096), coef),
+                kernel_matrix(X[:n], X, name, **params) @ coef, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(qm.times(cols, coef[:4, 0]), K @ coef[:4, 0], rtol=1e-6,
                                    atol=1e-6)
 
