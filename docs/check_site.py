@@ -33,7 +33,7 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.M | re.S)
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 
 #: Modules whose ``__all__`` is the public API; each name needs a page.
-PUBLIC_MODULES = ("dualsvm", "dualsvm.dask", "dualsvm.outofcore")
+PUBLIC_MODULES = ("dualsvm", "dualsvm.dask", "dualsvm.outofcore", "dualsvm.onnx")
 
 
 class _Page(HTMLParser):

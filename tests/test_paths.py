@@ -201,6 +201,8 @@ def test_grid_and_estimator_are_checked(heart):
 def test_kernel_path_models_are_the_cold_fits(heart, solver):
     X, y = heart
     Cs = np.logspace(-3, 4, 8, base=2)
+    if solver == "dcd":  # without a bias it takes thousands of epochs from C = 8 at tol 1e-6
+        Cs = Cs[:6]  # (40 s of the default run)
     est = SVC(solver=solver, gamma=0.1, tol=1e-6, random_state=0)
     path = quiet(lambda: c_path(est, X, y, Cs))
     colds = [cold(est, C, X, y) for C in Cs]

@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from dualsvm import SVC, load_model, save_model
 from dualsvm.training.kernel import AUTO_MIN_ROWS, choose_solver
 from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
-from dualsvm.kernels.blocks import kernel_times, vexp
+from dualsvm.kernels.blocks import kernel_times, point_tiles, vexp
 from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers.ws_smo import WorkingSetSMO, fused_working_set_size, working_set_size
@@ -177,15 +177,20 @@ def test_fused_mode_shrinks_and_ends_on_every_variable(load):
     assert problem.q.cache_misses == 0  # no column stored
     _, _, cached = _solve(X, y, kernel, C=4.0, working_set=64, fused=False)
     assert result.dual == pytest.approx(cached.dual, rel=1e-6)
-    # the automatic mode: the cache of 1 MB (128 columns) thrashes, that of 100 MB holds Q
-    for cache_size, ends_fused in ((1, True), (100, False)):
-        problem_ = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel,
+    # the automatic mode: at C = 4 the cache of 8 MB (737 columns) thrashes on the free
+    # variables' columns (242 at the end), that of 100 MB holds Q; at C = 0.05 almost
+    # every support vector is at C (34 free) and the 8 MB cache serves
+    for C, cache_size, ends_fused in ((4.0, 8, True), (4.0, 100, False), (0.05, 8, False)):
+        problem_ = KernelDualProblem(X, y, np.full(len(y), C), "hinge", "exact", kernel,
                                      cache_size)
         auto = WorkingSetSMO(problem_, 1e-3)
         assert not auto.fused
-        assert run_epochs(auto, problem_, Stopping(max_iter=10**6)).dual == pytest.approx(
-            cached.dual, rel=1e-6)
+        result_ = run_epochs(auto, problem_, Stopping(max_iter=10**6))
+        if C == 4.0:
+            assert result_.dual == pytest.approx(cached.dual, rel=1e-6)
         assert auto.fused == ends_fused
+        if not ends_fused and cache_size == 8:
+            assert problem_.q.cache_misses > problem_.q.n_slots  # the cache did turn over
     assert _max_violation(problem, result.alpha) < 0.5e-3 + 1e-6
     assert abs(y @ result.alpha) <= 1e-10 * result.alpha.sum()
 
@@ -229,6 +234,10 @@ def test_auto_choice_and_refusals(load, tmp_path, capsys):
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         model = SVC(max_iter=3, cache_size=1).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])
     assert model.solver_used_ == "ws" and model.n_iter_[0] == 3
+    # many free variables (C = 4) in a cache of 327 columns: the sets go fused, and say so
+    model = SVC(C=4.0, gamma=0.05, cache_size=8).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])
+    assert model.solver_reason_.startswith(f"auto: 'ws' for {AUTO_MIN_ROWS} rows")
+    assert "; cached, fused from set " in model.solver_reason_
     with pytest.raises(ValueError, match="no shrinking"):
         SVC(solver="ws", shrinking=False).fit(X[:50], y[:50])
     K = kernel_matrix(X[:50], X[:50], "rbf", gamma=0.1)
@@ -254,9 +263,10 @@ def test_bulk_columns_and_products_equal_the_kernel(load, name, params):
         np.testing.assert_array_equal(q_column(qm.data, qm.cache, 50, everything, 700),
                                       qm.cache[0][slots[1]])
         coef = np.random.default_rng(0).standard_normal((700, 3))
-        np.testing.assert_allclose(kernel_times(kernel, rows[:40], rows, coef, 4096),
-                                   kernel_matrix(X[:40], X, name, **params) @ coef,
-                                   rtol=1e-10, atol=1e-10)
+        for n in (1, 40, 100):  # one tile of rows (computed in this thread), and two
+            np.testing.assert_allclose(
+                kernel_times(kernel, rows[:n], point_tiles(rows, 4096), coef),
+                kernel_matrix(X[:n], X, name, **params) @ coef, rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(qm.times(cols, coef[:4, 0]), K @ coef[:4, 0], rtol=1e-6,
                                    atol=1e-6)
 

@@ -35,7 +35,7 @@ from .constants import VERSION as __version__
 
 __all__ = ["SVC", "SVCCV", "SVR", "SVRCV", "LinearOneClassSVM", "LinearSVC", "LinearSVCCV",
            "LinearSVR", "LinearSVRCV", "NuSVC", "NuSVR", "NuSVRCV", "OneClassSVM", "c_path",
-           "export_liblinear", "export_libsvm", "import_liblinear", "import_libsvm",
+           "export_liblinear", "export_libsvm", "from_sklearn", "import_liblinear", "import_libsvm",
            "load_model", "save_model", "__version__"]
 
 _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr",
@@ -45,7 +45,7 @@ _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr",
          "LinearSVCCV": "model_selection", "LinearSVRCV": "model_selection",
          "SVCCV": "model_selection", "SVRCV": "model_selection", "NuSVRCV": "model_selection",
          **dict.fromkeys(["save_model", "load_model", "export_liblinear", "import_liblinear",
-                          "export_libsvm", "import_libsvm"], "model_io")}
+                          "export_libsvm", "import_libsvm", "from_sklearn"], "model_io")}
 
 
 def __getattr__(name):

@@ -7,6 +7,7 @@
     dualsvm train -t K [options] FILE [MODEL]  (a kernel SVM: LIBSVM's -s 0..4 -t -g -d -r -c
                                                 -n -p -e -m -h -wi -v -b)
     dualsvm predict [-q] [-b 1] TEST MODEL OUTPUT   (a dualsvm, LIBLINEAR or LIBSVM model file)
+    dualsvm export MODEL --format onnx|sklearn|libsvm|liblinear OUTPUT   [--dtype float64]
     dualsvm export-liblinear MODEL OUT         (export-libsvm for a kernel model)
     dualsvm import-liblinear IN MODEL          (import-libsvm for a LIBSVM model)
     dualsvm demo                               (train and evaluate on bundled data)
@@ -16,7 +17,7 @@
     dualsvm train DIR --scheduler ADDRESS | --workers N [--partitions K] [--local-epochs N] [--sigma S]
 
 One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
-:mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`,
+:mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`, :mod:`.export`,
 :mod:`.text_models`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`), imported only by
 the command that runs, to keep start-up short; :mod:`.parser` holds the options,
 :mod:`.report` the one reporter of every training (messages, 'optimization

@@ -375,13 +375,32 @@ def build_parser():
     predict.add_argument("output", metavar="OUTPUT")
     predict.set_defaults(run="predict:run")
 
+    export = commands.add_parser(
+        "export", allow_abbrev=False,
+        help="write a model as ONNX, a scikit-learn object, or LIBSVM's / LIBLINEAR's text model",
+        description="Write a model file (dualsvm's, LIBLINEAR's or LIBSVM's) in another format: "
+                    "onnx (for ONNX Runtime), sklearn (the fitted scikit-learn estimator, "
+                    "pickled), libsvm (a kernel model) or liblinear (a linear model).")
+    export.add_argument("model", metavar="MODEL")
+    export.add_argument("--format", required=True,
+                        choices=("onnx", "sklearn", "libsvm", "liblinear"))
+    export.add_argument("output", metavar="OUTPUT")
+    export.add_argument("--dtype", choices=("float32", "float64"),
+                        help="onnx: the input's dtype and the precision the graph computes in "
+                             "(default float32; float64 gives dualsvm's decision values)")
+    export.add_argument("--no-probability", action="store_true",
+                        help="sklearn: leave the probability model out (scikit-learn computes "
+                             "two-class and one-class probabilities otherwise than dualsvm)")
+    export.set_defaults(run="export:run")
+
     for tool, models in (("LIBLINEAR", "a linear model"), ("LIBSVM", "a kernel model")):
         name = tool.lower()
         export = commands.add_parser(f"export-{name}", allow_abbrev=False,
-                                     help=f"write {models} as a {tool} text model")
+                                     help=f"write {models} as a {tool} text model "
+                                          f"(export --format {name})")
         export.add_argument("model", metavar="MODEL")
-        export.add_argument("out", metavar="OUT")
-        export.set_defaults(run="text_models:run_export", tool=tool)
+        export.add_argument("output", metavar="OUT")
+        export.set_defaults(run="export:run", format=name, dtype=None, no_probability=False)
 
         imp = commands.add_parser(f"import-{name}", allow_abbrev=False,
                                   help=f"read a {tool} text model into a dualsvm model file")

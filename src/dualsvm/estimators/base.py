@@ -1,9 +1,10 @@
 """What the scikit-learn estimators share: fitted attributes from fit objects.
 
 Training functions return plain fit objects (:mod:`dualsvm.training.fitted`); an estimator
-takes one over after ``fit`` (warning when training stopped early), and
+takes one over after ``fit`` (warning when training stopped early),
 :meth:`FitMixin.from_fit` builds a fitted estimator from one (model files, the
-out-of-core entry point). :class:`KernelMixin`: what the kernel estimators share.
+out-of-core entry point) and :meth:`FitMixin.to_sklearn` the scikit-learn estimator
+of one. :class:`KernelMixin`: what the kernel estimators share.
 """
 
 import warnings
@@ -16,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data.validation import sample_costs, samples
 from ..kernels import callable_matrix
+from .sklearn_export import to_sklearn
 
 
 #: The parameter names of each estimator class (see ``FitMixin._get_param_names``).
@@ -55,6 +57,37 @@ class FitMixin:
         estimator._validate_params()  # scikit-learn's check of the declared parameters
         estimator._set_fitted(fit)
         return estimator
+
+    def to_sklearn(self, *, probability=True):
+        """The fitted scikit-learn estimator that computes what this model computes.
+
+        ``LinearSVC``, ``LinearSVR``, ``SVC``, ``NuSVC``, ``SVR``, ``NuSVR`` and
+        ``OneClassSVM`` become scikit-learn's class of the same name, whose
+        ``predict``, ``decision_function`` and ``predict_proba`` give this model's
+        values (to rounding, about 1e-15 relative), for an environment that has
+        scikit-learn but not dualsvm. Its parameters are this model's where
+        scikit-learn has them: refitting it trains scikit-learn's problem (for
+        example LIBLINEAR's augmented intercept where this model had
+        ``intercept_mode='exact'``). See :mod:`dualsvm.estimators.sklearn_export`.
+
+        Parameters
+        ----------
+        probability : bool, default=True
+            Include the probability model (``predict_proba``) of a model trained with
+            ``probability=True``; False leaves it out, for the models whose
+            probabilities scikit-learn computes otherwise (two classes: it couples
+            the pair's sigmoid iteratively, up to about 1e-3 from the sigmoid
+            itself) or not at all (the one-class SVM).
+
+        Raises
+        ------
+        ModelError
+            No scikit-learn estimator computes the same function (``LinearOneClassSVM``;
+            with ``probability``, a two-class or one-class model trained with
+            probabilities; a callable kernel), or the installed scikit-learn version is
+            not supported.
+        """
+        return to_sklearn(self, probability)
 
     def _take_fit(self, fit):
         """Take over a fit made by ``fit``; warn unless every problem converged."""

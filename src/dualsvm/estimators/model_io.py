@@ -1,4 +1,5 @@
-"""Saving and loading estimators: dualsvm model files, LIBLINEAR and LIBSVM text models.
+"""Saving and loading estimators: dualsvm model files, LIBLINEAR and LIBSVM text models,
+and scikit-learn's fitted SVMs (:func:`from_sklearn`).
 
 The formats live in :mod:`dualsvm.persistence`, which reads and writes fit
 objects; this module converts between them and the estimators
@@ -20,12 +21,13 @@ from .linear_one_class import LinearOneClassSVM
 from .linear_svc import LinearSVC
 from .linear_svr import LinearSVR
 from .one_class import OneClassSVM
+from .sklearn_export import sklearn_fit
 from .svc import NuSVC
 from .svc import SVC
 from .svr import NuSVR, SVR
 
-__all__ = ["KERNEL_ESTIMATORS", "export_liblinear", "export_libsvm", "import_liblinear",
-           "import_libsvm", "load_any_model", "load_model", "save_model"]
+__all__ = ["KERNEL_ESTIMATORS", "export_liblinear", "export_libsvm", "from_sklearn",
+           "import_liblinear", "import_libsvm", "load_any_model", "load_model", "save_model"]
 
 
 #: The estimator of each kind of kernel model (:data:`dualsvm.constants.SVM_TYPES`).
@@ -50,15 +52,18 @@ def _as_fit(model):
         raise ModelError("the model is not fitted; call fit() before saving it") from None
 
 
+def _estimator_class(fit):
+    """The estimator class of a fit object."""
+    if isinstance(fit, KernelFit):
+        return KERNEL_ESTIMATORS[fit.kind]
+    return {LinearSVRFit: LinearSVR, LinearOneClassFit: LinearOneClassSVM}.get(type(fit),
+                                                                              LinearSVC)
+
+
 def _estimator(fit, path):
     """The fitted estimator of a fit object read from ``path``."""
-    if isinstance(fit, KernelFit):
-        cls = KERNEL_ESTIMATORS[fit.kind]
-    else:
-        cls = {LinearSVRFit: LinearSVR, LinearOneClassFit: LinearOneClassSVM}.get(type(fit),
-                                                                               LinearSVC)
     try:
-        return cls.from_fit(fit)
+        return _estimator_class(fit).from_fit(fit)
     except (TypeError, ValueError) as e:
         raise ModelError(f"{os.fspath(path)}: invalid model file (parameters: {one_line(e)})") from None
 
@@ -152,3 +157,31 @@ def import_libsvm(path):
     not record their training rows; for a precomputed kernel, the rows they name).
     """
     return _estimator(_import_kernel_fit(path), path)
+
+
+def from_sklearn(estimator):
+    """The fitted dualsvm estimator of a fitted scikit-learn SVM (the reverse of
+    ``to_sklearn``): ``LinearSVC``, ``LinearSVR``, ``SVC``, ``NuSVC``, ``SVR``, ``NuSVR``
+    or ``OneClassSVM`` of :mod:`sklearn.svm` becomes dualsvm's class of the same name,
+    with the parameters both have, predicting the same values.
+
+    For comparison (dualsvm's model files, LIBSVM/LIBLINEAR exports and ONNX of a
+    scikit-learn model) and warm starts: a ``LinearSVC`` continues from the converted
+    ``coef_`` with ``warm_start=True`` where its solver starts from weights
+    (``dual=False``, ``solver='pegasos'`` or ``'implicit'``; the dual solvers start
+    from dual variables, which scikit-learn's models do not keep). The training
+    certificate is unknown and not set.
+
+    Raises
+    ------
+    ModelError
+        Another kind of estimator, a callable kernel, or an unsupported scikit-learn version.
+    sklearn.exceptions.NotFittedError
+        The estimator is not fitted.
+    """
+    fit = sklearn_fit(estimator)
+    try:
+        return _estimator_class(fit).from_fit(fit)
+    except (TypeError, ValueError) as e:
+        raise ModelError(f"the parameters of scikit-learn's {type(estimator).__name__} are "
+                         f"not dualsvm's: {one_line(e)}") from None

@@ -73,7 +73,8 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         stored at all (sets of 2048 as oneDAL's, LIBSVM's shrinking:
         ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 5000 training rows (with
         shrinking and a kernel of data rows), else 'smo'
-        (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which.
+        (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which and
+        ``solver_reason_`` why (for 'ws', also the mode its sets ran in).
         'dc': divide and conquer (Hsieh, Si and Dhillon 2014; exact bias): levels
         of independent SVMs on the parts of a kernel k-means (solved side by side
         on all cores), then the whole problem from their solution, to the same

@@ -182,21 +182,38 @@ def _fill(rows, y, sq_norms, params, Zt, cols, col_slots, slots):
                 column[i] = np.float32(y_t * tile[i - start, t])
 
 
+@njit(cache=True, nogil=True)
+def _times_tile(rows, row_index, first, last, sq_norms, Zt, sq_cols, params, coef, out):
+    """out[r] += K(x_{row_index[r]}, Z) @ coef for first <= r < last, one row's kernel
+    values at a time."""
+    m = len(sq_cols)
+    values = np.empty(m)
+    for r in range(first, last):
+        i = row_index[r]
+        kernel_row(rows, i, sq_norms[i], Zt, sq_cols, params, values)
+        for k in range(coef.shape[1]):
+            s = 0.0
+            for t in range(m):
+                s += values[t] * coef[t, k]
+            out[r, k] += s
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _times(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out):
-    """out[r] += K(x_{row_index[r]}, Z) @ coef, by tiles, without storing K."""
+    """out[r] += K(x_{row_index[r]}, Z) @ coef, by tiles over the threads, without storing K."""
     n_rows = len(row_index)
-    m = len(sq_cols)
     for c in prange((n_rows + TILE_ROWS - 1) // TILE_ROWS):
-        values = np.empty(m)
-        for r in range(c * TILE_ROWS, min((c + 1) * TILE_ROWS, n_rows)):
-            i = row_index[r]
-            kernel_row(rows, i, sq_norms[i], Zt, sq_cols, params, values)
-            for k in range(coef.shape[1]):
-                s = 0.0
-                for t in range(m):
-                    s += values[t] * coef[t, k]
-                out[r, k] += s
+        _times_tile(rows, row_index, c * TILE_ROWS, min((c + 1) * TILE_ROWS, n_rows), sq_norms,
+                    Zt, sq_cols, params, coef, out)
+
+
+def _times_rows(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out):
+    """:func:`_times`; rows that fill one tile are computed here, in this thread: a
+    parallel region would give them to one thread anyway, after waking the pool."""
+    if len(row_index) <= TILE_ROWS:
+        _times_tile(rows, row_index, 0, len(row_index), sq_norms, Zt, sq_cols, params, coef, out)
+    else:
+        _times(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out)
 
 
 def fill_slots(data, cols, col_slots, slots, X):
@@ -219,27 +236,34 @@ def block_times(data, row_index, cols, X, coef, out):
     """out += K(X[row_index], X[cols]) @ coef (no labels applied; coef of shape
     (len(cols), k), out (len(row_index), k)), without storing the block."""
     rows, _, sq_norms, params = data[:4]
-    _times(rows, row_index, sq_norms, dense_points(X, cols), sq_norms[cols], params,
-           np.ascontiguousarray(coef, dtype=np.float64), out)
+    _times_rows(rows, row_index, sq_norms, dense_points(X, cols), sq_norms[cols], params,
+                np.ascontiguousarray(coef, dtype=np.float64), out)
 
 
-def kernel_times(kernel, X, Z, coef, max_bytes):
-    """K(X, Z) @ coef (coef of shape (len(Z), k)) as a float64 (len(X), k) array,
-    Z taken ``max_bytes`` of its dense layout at a time; the kernel values are
-    never stored (prediction: coef holds the dual coefficients)."""
+def point_tiles(Z, max_bytes):
+    """Z's points as :func:`kernel_times` reads them: (start, Zt, sq_cols) for
+    consecutive points from ``start``, Zt their dense (d, m) layout of at most
+    ``max_bytes`` (m >= 1) and sq_cols their squared norms; a generator."""
+    step = max(1, max_bytes // (8 * max(Z.shape[1], 1)))
+    for start in range(0, Z.shape[0], step):
+        Zt = dense_points(Z, slice(start, start + step))
+        yield start, Zt, np.einsum("ij,ij->j", Zt, Zt)
+
+
+def kernel_times(kernel, X, tiles, coef):
+    """K(X, Z) @ coef (coef of shape (len(Z), k)) as a float64 (len(X), k) array, Z
+    given by its :func:`point_tiles`; the kernel values are never stored
+    (prediction: coef holds the dual coefficients)."""
     rows = contiguous_rows(X)
     n = X.shape[0]
     sq_rows = row_squares(rows, n)
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     coef = coef.reshape(-1, 1) if coef.ndim == 1 else coef
     out = np.zeros((n, coef.shape[1]))
-    step = max(1, max_bytes // (8 * max(Z.shape[1], 1)))
     everything = np.arange(n, dtype=np.int64)
-    for start in range(0, Z.shape[0], step):
-        part = np.arange(start, min(start + step, Z.shape[0]))
-        Zt = dense_points(Z, part)
-        sq_cols = np.einsum("ij,ij->j", Zt, Zt)
-        _times(rows, everything, sq_rows, Zt, sq_cols, kernel.params, coef[part], out)
+    for start, Zt, sq_cols in tiles:
+        _times_rows(rows, everything, sq_rows, Zt, sq_cols, kernel.params,
+                    coef[start:start + Zt.shape[1]], out)
     return out
 
 

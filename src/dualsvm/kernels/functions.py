@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from ..constants import KERNELS, POLY, PRECOMPUTED, RBF, SIGMOID
-from .blocks import kernel_times
+from .blocks import kernel_times, point_tiles
 
 #: Most bytes prediction lays the support vectors out in at once (see ``Kernel.times``).
 TIMES_BYTES = 16 * 2**20
@@ -78,13 +78,19 @@ class Kernel:
         return kernel_from_dots(self, dots, sx, sz)
 
 
-    def times(self, X, Z, coef):
+    def times(self, X, Z, coef, tiles=None):
         """K(X, Z) @ coef without storing K(X, Z): tiles of rows of X against at most
         ``TIMES_BYTES`` of Z's points at a time, in all threads (dense or CSR; not
-        'precomputed')."""
+        'precomputed'). ``tiles``: Z's :meth:`tiles`, when the caller keeps them."""
         if self.code == PRECOMPUTED:
             raise ValueError("a precomputed kernel has no rows to take products of")
-        return kernel_times(self, X, Z, coef, TIMES_BYTES)
+        return kernel_times(self, X, point_tiles(Z, TIMES_BYTES) if tiles is None else tiles,
+                            coef)
+
+    def tiles(self, Z):
+        """Z's points laid out as :meth:`times` reads them (a list): for points that
+        many products read, such as a model's support vectors."""
+        return list(point_tiles(Z, TIMES_BYTES))
 
 
 def n_samples(X):

@@ -41,7 +41,7 @@ and screens again). The stopping rule is the same; only the work per outer
 iteration shrinks (see ``SCREEN_SLACK``).
 
 Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
-4 n^2 bytes) and thrashes (``THRASHING``): the columns are not stored at all.
+4 n^2 bytes) and thrashes (``FREE_FRACTION``): the columns are not stored at all.
 Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
 <dualsvm.kernels.QMatrix.block>`), and step 4 computes G += Q[:, B] (a_B - a_B_old)
 by tiles of rows whose kernel values are used as they are made
@@ -104,15 +104,20 @@ SCREEN_VIOLATION = 0.1
 #: q = 1024 took 124 sets and 2.8e9 values. ijcnn1 at C = 32, gamma = 2 (2,500 support
 #: vectors): 21 sets, 6.0e8 values, 3.4 s, against SMO's 6.3 s and q = 1024's 4.2 s.
 FUSED_WORKING_SET, FUSED_ROWS_PER_VARIABLE = 2048, 8
-#: With ``fused=None``, the solver starts in the cache and goes fused once the cache
-#: has missed more columns than it holds and THRASHING times as many as there are
-#: support vectors: it is too small for the columns the working sets come back to.
-#: Measured (one thread, CPU seconds, cached / fused from the start): a9a at C = 10,
-#: gamma = 1/123 (2.3 misses a support vector by the end in the cache) 11.3 / 7.4;
-#: ijcnn1 at C = 10 (2.3) 7.1 / 5.7; ijcnn1 at C = 1 (1.3) 5.0 / 6.1; a9a's first
-#: 20000 rows at C = 1 (1.2) 1.9 / 2.6; w8a at C = 1 (1.4) 2.1 / 2.2. At 2.0 the a9a
-#: cases went fused after 300 to 400 sets in the cache (a9a at C = 10: 10.6 s).
-THRASHING = 1.5
+#: With ``fused=None``, the solver starts in the cache and goes fused once the cache has
+#: missed more columns than it holds and more than FREE_FRACTION of its slots would be
+#: needed by the free variables (0 < a_i < U_i): those move again and again, so their
+#: columns are the ones the working sets come back to, and with more of them than the
+#: cache keeps beside the flow of new candidates it thrashes. With few free variables
+#: (C = 1 at gamma = 1 / d: variables go from 0 to C and stay) each column is used in
+#: about one set, and the cache's sets of 128 to 256 beat the fused sets' products over
+#: all active rows. Measured on 2 threads (wall seconds, cached / fused from the start;
+#: free variables when the cache first turned over, over its slots): a9a at C = 1,
+#: gamma = 1/123: 2.94 / 3.35 (0 / 508); ijcnn1 at C = 1: 3.04 / 3.47 (0 / 447), its first
+#: 20000 rows 0.67 / 1.09 (0); a9a at C = 10: 5.20 / 3.97 (99 / 508); a9a at C = 8, gamma
+#: = 2^-7: 5.15 / 3.80 (91); w8a at C = 16, gamma = 2^-5: 2.82 / 2.13 (252 / 493); w7a
+#: there: 2.90 / 1.73 (510 / 995); ijcnn1 at C = 10 3.43 / 3.35 (52 / 447).
+FREE_FRACTION = 1 / 8
 #: Fused mode shrinks the active set only when at least this fraction of it can go (each
 #: shrinking copies the O(n) selection arrays).
 SHRINK_FRACTION = 1 / 16
@@ -170,7 +175,7 @@ class WorkingSetSMO:
         stay those of the kernel benchmark. Not in fused mode, which shrinks.
     fused : bool or None
         Fused mode (module docstring) from the start, or never; None: when the
-        cache holds fewer columns than Q has and it thrashes (``THRASHING``), unless
+        cache holds fewer columns than Q has and it thrashes (``FREE_FRACTION``), unless
         ``working_set`` is given.
 
     Notes
@@ -196,10 +201,12 @@ class WorkingSetSMO:
         self._stop_at = STOP_RATIO * self.tol
         self.inner_ratio = float(inner_ratio)
         n = p.n_samples
-        # None: cached until the cache thrashes (see THRASHING), if it cannot hold Q
+        # None: cached until the cache thrashes (see FREE_FRACTION), if it cannot hold Q
         self._may_fuse = p.q.n_slots < n and working_set is None if fused is None \
             else bool(fused)
         self.fused = bool(fused)
+        #: how the sets were solved, for ``solver_reason_``
+        self.mode = "fused" if self.fused else "cached"
         self.q = (min(n, working_set_size(n, n, working_set)) if self.fused and working_set
                   else fused_working_set_size(n, p.q.cache_bytes) if self.fused
                   else working_set_size(n, p.q.n_slots, working_set))
@@ -294,6 +301,10 @@ class WorkingSetSMO:
             self._keep = self._keep[inside[self._keep]]
             self._select_active()
 
+    def _free_count(self):
+        """How many variables are strictly inside their box."""
+        return int(np.count_nonzero((self.alpha > 0) & (self.alpha < self.problem.upper_bound)))
+
     def _go_fused(self):
         """From the cache to the fused mode: the screened rows back, a larger q."""
         if self._screened_from is not None:
@@ -358,8 +369,10 @@ class WorkingSetSMO:
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
-        if not self.fused and self._may_fuse and \
-                qm.cache_misses > max(qm.n_slots, THRASHING * np.count_nonzero(self.alpha)):
+        if not self.fused and self._may_fuse and qm.cache_misses > qm.n_slots and \
+                self._free_count() > FREE_FRACTION * qm.n_slots:
+            self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
+                         f"variables > {qm.n_slots} cache slots / {round(1 / FREE_FRACTION)})")
             self._go_fused()
         self._select()
         return self._violation < self._stop_at

@@ -26,6 +26,11 @@ from ..kernels.clustering import KernelClusters
 from .probability import class_probabilities, one_class_probability
 
 
+#: Largest dense layout of its support vectors (8 n_SV n_features bytes) that a
+#: KernelFit keeps between predictions.
+KEPT_TILE_BYTES = 64 * 2**20
+
+
 def early_stop_message(statuses, gaps):
     """None when every problem converged, else why training stopped, as a sentence."""
     stopped = {s for s in statuses if s in EARLY_STOPS}
@@ -196,23 +201,22 @@ class KernelFit(_Fit):
         """LIBSVM's decision values, (n, n_pairs) (one column for one-class and
         regression models); X as in training (for 'precomputed': the (n, n_train)
         kernel against the training rows)."""
-        coef = (pair_coefficients(self.dual_coef_, self.n_support_) if self.classifies
-                else self.dual_coef_).T
+        coef, tiles = self._prediction_terms()
         if self.cluster_models_ is not None:
             return np.column_stack([
-                self._decision(X, coef[:, [p]], self.intercept_[[p]])[:, 0] if local is None
-                else self._local_decision(X, coef[:, p], local)
+                self._decision(X, coef[:, [p]], self.intercept_[[p]], tiles)[:, 0]
+                if local is None else self._local_decision(X, coef[:, p], local)
                 for p, local in enumerate(self.cluster_models_)])
-        return self._decision(X, coef, self.intercept_)
+        return self._decision(X, coef, self.intercept_, tiles)
 
-    def _decision(self, X, coef, intercept):
+    def _decision(self, X, coef, intercept, tiles):
         """K(X, support vectors) @ coef + intercept, one column a pair."""
         if self.kernel.name == "precomputed":
             K = X[:, self.support_]
             K = K.toarray() if hasattr(K, "toarray") else np.asarray(K)
             return K @ coef + intercept
         # by tiles of rows, the kernel values never stored (memory O(n n_pairs))
-        return self.kernel.times(X, self.support_vectors_, coef) + intercept
+        return self.kernel.times(X, self.support_vectors_, coef, tiles) + intercept
 
     def _local_decision(self, X, coef, local):
         """One pair's decisions by early prediction: each row by its nearest cluster's
@@ -232,6 +236,28 @@ class KernelFit(_Fit):
                 out[rows] = 0.0
             out[rows] += local.intercepts[c]
         return out
+
+    def _prediction_terms(self):
+        """(coefficients (n_SV, n_pairs), the support vectors' kernel tiles or None),
+        made at the first prediction and kept: laying the support vectors out again
+        for every call would cost a call of a few rows more than its kernel values.
+        The tiles are kept up to :data:`KEPT_TILE_BYTES`, else made at every call."""
+        terms = self.__dict__.get("_terms")
+        if terms is None:
+            coef = np.ascontiguousarray(
+                (pair_coefficients(self.dual_coef_, self.n_support_) if self.classifies
+                 else self.dual_coef_).T, dtype=np.float64)
+            tiles = None
+            if self.kernel.name != "precomputed" and \
+                    8 * np.prod(self.support_vectors_.shape) <= KEPT_TILE_BYTES:
+                tiles = self.kernel.tiles(self.support_vectors_)
+            terms = self._terms = (coef, tiles)
+        return terms
+
+    def __getstate__(self):  # what predictions keep is made again, not pickled
+        state = dict(self.__dict__)
+        state.pop("_terms", None)
+        return state
 
     @property
     def has_probabilities(self):

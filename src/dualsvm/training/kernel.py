@@ -390,6 +390,8 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
                          "hold values too large for the kernel (the squared distances or "
                          "products overflow); scale it, e.g. with StandardScaler")
     results = [s.result for s in solved]
+    if solver == "ws":  # the mode of each pair's sets (see WorkingSetSMO.mode)
+        reason += "; " + ", ".join(dict.fromkeys(s.solver.mode for s in solved))
     fit = KernelFit(
         params=dict(params), kernel=kernel, classes_=classes,
         support_=support.astype(np.int32),
