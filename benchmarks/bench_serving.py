@@ -241,7 +241,8 @@ def markdown(results):
         "",
         f"Command: `{results['command']}`  ",
         f"Date: {results['date']}  ",
-        *machine_lines(results["machine"], results["load_average_at_end"]),
+        *machine_lines(results["machine"]),
+        f"Load average (1, 5, 15 min) at end: {results['load_average_at_end']}  ",
         f"onnxruntime {v['onnxruntime']}, onnx {v['onnx']}, skl2onnx {v['skl2onnx']}  ",
         f"Settings: dense float64 rows of the test file (float32 for the float32 graph, "
         f"converted outside the clock); each batch repeated for {s['min_seconds']} s, best of "
