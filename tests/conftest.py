@@ -114,3 +114,15 @@ def pytest_terminal_summary(terminalreporter):
         with open(report, "w", encoding="utf-8") as f:
             json.dump({"profile": robustness.PROFILE,
                        "tally": [[*key, n] for key, n in rows]}, f, indent=1)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask LocalCluster of two one-thread worker processes (as CI runs Dask), one a test
+    file."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()

@@ -19,15 +19,6 @@ from dualsvm.dask.cocoa import best_step, build_partition, coupling, local_round
 from dualsvm.outofcore import convert  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def in_memory_primal(X, y, loss, C=1.0):
     return LinearSVC(C=C, loss=loss, tol=1e-8, gap_tol=1e-8, max_iter=10000,
                      random_state=0).fit(X, y).primal_

@@ -23,15 +23,6 @@ from dualsvm.kernels import make_kernel  # noqa: E402
 from dualsvm.outofcore import convert  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def as_dask(X, parts=3):
     return da.from_array(X, chunks=(-(-X.shape[0] // parts), X.shape[1]), asarray=False)
 
