@@ -205,7 +205,18 @@ def build_parser():
                      description="Support Vector Machines trained in the dual.")
     parser.add_argument("--version", action="version", version=f"dualsvm {VERSION}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_train(commands)
+    _add_convert(commands)
+    _add_predict(commands)
+    _add_export(commands)
+    _add_text_model_commands(commands)
+    _add_demo(commands)
+    _add_plot(commands)
+    return parser
 
+
+def _add_train(commands):
+    """``dualsvm train``: LIBLINEAR's and LIBSVM's options, then dualsvm's own."""
     train = commands.add_parser(
         "train", allow_abbrev=False, add_help=False,  # -h is LIBSVM's shrinking flag
         help="train a linear SVM (LIBLINEAR's train) or a kernel SVM (LIBSVM's svm-train)",
@@ -215,6 +226,21 @@ def build_parser():
                     "3 epsilon-SVR, 4 nu-SVR).",
         epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
     train.add_argument("--help", action="help", help="show this help message and exit")
+    _training_options(train)
+    _kernel_options(train.add_argument_group(
+        "kernel SVM (LIBSVM's options; any of them selects a kernel model)"))
+    _output_options(train)
+    _disk_and_cluster_options(train)
+    train.add_argument("file", metavar="FILE",
+                       help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
+                            "directory written by dualsvm convert")
+    train.add_argument("model", metavar="MODEL", nargs="?",
+                       help="model file (default: FILE's basename + '.model')")
+    train.set_defaults(run="train:run", given_C=False)
+
+
+def _training_options(train):
+    """LIBLINEAR's options of ``train`` (and those shared with LIBSVM), and the stopping rule."""
     train.add_argument("-s", dest="solver", type=_solver, default=None, metavar="TYPE",
                        help="solver type: 1 = L2-loss SVC, dual (default); 3 = L1-loss SVC, "
                             "dual; 4 = Crammer-Singer multi-class SVC, dual; 5 = "
@@ -260,50 +286,61 @@ def build_parser():
     train.add_argument("--seed", type=number(int, "seed", 0), default=0,
                        help="seed of the epoch order (default 0)")
     train.add_argument("--no-shrinking", action="store_true", help="do not shrink")
-    kernel = train.add_argument_group(
-        "kernel SVM (LIBSVM's options; any of them selects a kernel model)")
-    kernel.add_argument("-t", dest="kernel_type", type=_kernel_type, metavar="KERNEL",
-                        help="0 linear, 1 polynomial, 2 RBF (default), 3 sigmoid, 4 precomputed")
-    kernel.add_argument("--kernel", dest="kernel_name", choices=list(KERNELS),
-                        help="the kernel by name (same as -t)")
-    kernel.add_argument("-g", dest="gamma", type=number(float, "gamma", 0.0, True),
-                        help="gamma of poly/rbf/sigmoid (default 1/num_features)")
-    kernel.add_argument("-d", dest="degree", type=number(int, "degree", 0),
-                        help="degree of poly (default 3)")
-    kernel.add_argument("-r", dest="coef0", type=number(float, "coef0"),
-                        help="coef0 of poly/sigmoid (default 0)")
-    kernel.add_argument("-m", dest="cache_size", type=number(float, "cache size", 0.0, True),
-                        metavar="MB", help="kernel cache size in MB (default 100)")
-    kernel.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
-                        help="shrinking heuristics (default 1)")
-    kernel.add_argument("--kernel-solver", metavar="NAME",
-                        help="the solver of -s 0 (C-SVC), as SVC's solver: auto (default), smo, "
-                             "ws, cgd, dcd (no bias), pgd, or dc (divide and conquer)")
-    kernel.add_argument("--dc-clusters", type=number(int, "dc-clusters", 2), metavar="K",
-                        help="dc: level l splits the rows into K**l clusters (default: the K "
-                             "that makes the parts of level L hold about 2000 rows)")
-    kernel.add_argument("--dc-levels", type=number(int, "dc-levels", 1), metavar="L",
-                        help="dc: levels L, L-1, .., 1 (default 1)")
-    kernel.add_argument("--dc-sample-size", type=number(int, "dc-sample-size", 2), metavar="M",
-                        help="dc: rows kernel k-means clusters at each level (default 2000)")
-    kernel.add_argument("--early-stop-level", type=number(int, "early-stop-level", 1),
-                        metavar="L", help="dc: stop after level L and predict each row by the "
-                                          "model of its nearest cluster (early prediction)")
-    kernel.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
-                        help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default "
-                             "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
-    kernel.add_argument("-b", dest="probability", type=_probability, metavar="0|1",
-                        help="1: train for probability estimates (-s 0 and 1: Platt's "
-                             "sigmoid on 5-fold cross-validated decision values; -s 2: the "
-                             "density marks of the training decision values; -s 3 and 4: "
-                             "the sigma of a Laplace model of the error), as LIBSVM's -b")
     train.add_argument("--cyclic", action="store_true",
                        help="visit variables in order instead of a random permutation")
+
+
+def _kernel_options(group):
+    """LIBSVM's kernel options, divide and conquer's, nu and -b; any of them selects a
+    kernel model (see :func:`route`)."""
+    group.add_argument("-t", dest="kernel_type", type=_kernel_type, metavar="KERNEL",
+                       help="0 linear, 1 polynomial, 2 RBF (default), 3 sigmoid, 4 precomputed")
+    group.add_argument("--kernel", dest="kernel_name", choices=list(KERNELS),
+                       help="the kernel by name (same as -t)")
+    group.add_argument("-g", dest="gamma", type=number(float, "gamma", 0.0, True),
+                       help="gamma of poly/rbf/sigmoid (default 1/num_features)")
+    group.add_argument("-d", dest="degree", type=number(int, "degree", 0),
+                       help="degree of poly (default 3)")
+    group.add_argument("-r", dest="coef0", type=number(float, "coef0"),
+                       help="coef0 of poly/sigmoid (default 0)")
+    group.add_argument("-m", dest="cache_size", type=number(float, "cache size", 0.0, True),
+                       metavar="MB", help="kernel cache size in MB (default 100)")
+    group.add_argument("-h", dest="shrinking", type=_zero_one, metavar="0|1",
+                       help="shrinking heuristics (default 1)")
+    group.add_argument("--kernel-solver", metavar="NAME",
+                       help="the solver of -s 0 (C-SVC), as SVC's solver: auto (default), smo, "
+                            "ws, cgd, dcd (no bias), pgd, or dc (divide and conquer)")
+    group.add_argument("--dc-clusters", type=number(int, "dc-clusters", 2), metavar="K",
+                       help="dc: level l splits the rows into K**l clusters (default: the K "
+                            "that makes the parts of level L hold about 2000 rows)")
+    group.add_argument("--dc-levels", type=number(int, "dc-levels", 1), metavar="L",
+                       help="dc: levels L, L-1, .., 1 (default 1)")
+    group.add_argument("--dc-sample-size", type=number(int, "dc-sample-size", 2), metavar="M",
+                       help="dc: rows kernel k-means clusters at each level (default 2000)")
+    group.add_argument("--early-stop-level", type=number(int, "early-stop-level", 1),
+                       metavar="L", help="dc: stop after level L and predict each row by the "
+                                         "model of its nearest cluster (early prediction)")
+    group.add_argument("-n", dest="nu", type=number(float, "nu", 0.0, True),
+                       help="nu of nu-SVC, one-class SVM and nu-SVR (-s 1, 2, 4; default "
+                            "0.5); of LIBLINEAR's linear one-class SVM (-s 21)")
+    group.add_argument("-b", dest="probability", type=_probability, metavar="0|1",
+                       help="1: train for probability estimates (-s 0 and 1: Platt's "
+                            "sigmoid on 5-fold cross-validated decision values; -s 2: the "
+                            "density marks of the training decision values; -s 3 and 4: "
+                            "the sigma of a Laplace model of the error), as LIBSVM's -b")
+
+
+def _output_options(train):
+    """What ``train`` prints and writes besides the model."""
     train.add_argument("--json", action="store_true",
                        help="print a JSON summary on stdout (messages go to stderr)")
     train.add_argument("--trace", metavar="FILE",
                        help="write the per-epoch history as JSON lines (with -C: the CV "
                             "accuracy and fit time of every C, for dualsvm plot)")
+
+
+def _disk_and_cluster_options(train):
+    """Training a dataset directory out of core, or on a Dask cluster (CoCoA+)."""
     train.add_argument("--memory", type=number(float, "memory", 0.0, True), metavar="MB",
                        help="a dataset directory (dualsvm convert) is trained out of core "
                             "with rows in memory bounded by MB (default 1024); with "
@@ -334,13 +371,9 @@ def build_parser():
                        help="CoCoA+: sigma' of the local sub-problems: K (the partitions, "
                             "the default), adaptive (1 while the partitions' steps do not "
                             "overlap, else K), or a number >= 1")
-    train.add_argument("file", metavar="FILE",
-                       help="training data (svmlight/LIBSVM, .gz, .bz2), or a dataset "
-                            "directory written by dualsvm convert")
-    train.add_argument("model", metavar="MODEL", nargs="?",
-                       help="model file (default: FILE's basename + '.model')")
-    train.set_defaults(run="train:run", given_C=False)
 
+
+def _add_convert(commands):
     convert = commands.add_parser(
         "convert", allow_abbrev=False, help="write svmlight files as an on-disk dataset",
         description="Convert svmlight/LIBSVM files (concatenated) into a directory of "
@@ -365,6 +398,8 @@ def build_parser():
     convert.add_argument("-q", dest="quiet", action="store_true", help="quiet mode")
     convert.set_defaults(run="convert:run")
 
+
+def _add_predict(commands):
     predict = commands.add_parser(
         "predict", allow_abbrev=False, help="predict with a model (LIBLINEAR's predict, LIBSVM's svm-predict)",
         description="Predict labels of an svmlight/LIBSVM file with a dualsvm, LIBLINEAR or "
@@ -378,6 +413,8 @@ def build_parser():
     predict.add_argument("output", metavar="OUTPUT")
     predict.set_defaults(run="predict:run")
 
+
+def _add_export(commands):
     export = commands.add_parser(
         "export", allow_abbrev=False,
         help="write a model as ONNX, a scikit-learn object, or LIBSVM's / LIBLINEAR's text model",
@@ -396,6 +433,9 @@ def build_parser():
                              "two-class and one-class probabilities otherwise than dualsvm)")
     export.set_defaults(run="export:run")
 
+
+def _add_text_model_commands(commands):
+    """``export-liblinear``, ``export-libsvm``, ``import-liblinear``, ``import-libsvm``."""
     for tool, models in (("LIBLINEAR", "a linear model"), ("LIBSVM", "a kernel model")):
         name = tool.lower()
         export = commands.add_parser(f"export-{name}", allow_abbrev=False,
@@ -411,10 +451,14 @@ def build_parser():
         imp.add_argument("model", metavar="MODEL")
         imp.set_defaults(run="text_models:run_import", tool=tool)
 
+
+def _add_demo(commands):
     demo = commands.add_parser("demo", allow_abbrev=False,
                                help="train and evaluate on the breast-cancer data (no download)")
     demo.set_defaults(run="demo:run")
 
+
+def _add_plot(commands):
     plot = commands.add_parser(
         "plot", allow_abbrev=False,
         help="draw convergence curves, or CV accuracy and fit time against C",
@@ -433,7 +477,6 @@ def build_parser():
     plot.add_argument("--optimum", type=number(float, "optimum"), metavar="P*",
                       help="P* for --y suboptimality (default: the lowest primal in the trace)")
     plot.set_defaults(run="plot:run")
-    return parser
 
 
 def route(args):

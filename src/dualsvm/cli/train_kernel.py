@@ -63,6 +63,36 @@ def _solver_params(args, shrinking):
 
 def run(args):
     """LIBSVM's svm-train: the same data and model checks as the linear path."""
+    _refuse_linear_options(args)
+    kind = LIBSVM_TYPES[0 if args.solver is None else args.solver]
+    _check_type_options(args, kind)
+    report = Reporter(args.quiet, args.json, args.trace)
+    path = None if args.folds is not None else model_path(args)
+    report.check_outputs(path)
+
+    kernel = args.kernel_type or args.kernel_name or "rbf"
+    shrinking = not args.no_shrinking and args.shrinking is not False
+    solver_params = _solver_params(args, shrinking) if kind == "c_svc" else {}
+    X, y = _read_data(args, kernel)
+    classes = check_classes(y, args.file) if kind in ("c_svc", "nu_svc") else None
+    weights = class_weight(args, classes, report) if kind == "c_svc" else None
+    params = _kernel_params(args, kind, kernel, shrinking, solver_params, weights)
+    if kind == "c_svc":
+        cost = sample_costs(args.C, weights, y, classes)
+        if not (cost > 0).any():
+            raise CommandError("every class has weight 0 (-w): nothing to train")
+    else:  # C for the regressions, the bounds W_i = 1 of nu-SVC and one-class
+        cost = np.full(len(y), args.C if _uses(kind, "C") else 1.0)
+    if args.folds is not None:
+        common = {"data": args.file, "svm_type": kind, "n_samples": int(X.shape[0]),
+                  "n_features": int(X.shape[1])}
+        return cross_validate(args, kind, params, X, y, report, common)
+    return _train(args, kind, params, X, y, cost, report, path)
+
+
+def _refuse_linear_options(args):
+    """UsageError for LIBLINEAR's types and the options of linear training only, and
+    for kernel options that disagree."""
     if args.solver in LIBLINEAR_REGRESSIONS:
         raise refuse(f"-s {args.solver}", "(LIBLINEAR's support vector regression) is linear "
                                           "only: -s 12 and -s 13 take no kernel options; "
@@ -88,15 +118,10 @@ def run(args):
                          f"{args.kernel_name})")
     if args.no_shrinking and args.shrinking:
         raise UsageError(f"{PROG} train", "-h 1 and --no-shrinking disagree")
-    kind = LIBSVM_TYPES[0 if args.solver is None else args.solver]
-    _check_type_options(args, kind)
-    report = Reporter(args.quiet, args.json, args.trace)
-    path = None if args.folds is not None else model_path(args)
-    report.check_outputs(path)
 
-    kernel = args.kernel_type or args.kernel_name or "rbf"
-    shrinking = not args.no_shrinking and args.shrinking is not False
-    solver_params = _solver_params(args, shrinking) if kind == "c_svc" else {}
+
+def _read_data(args, kernel):
+    """(X, y) of FILE or a dataset directory; for -t 4 the dense, square kernel matrix."""
     if os.path.isdir(args.file):
         if kernel == "precomputed":
             raise refuse("-t 4", "(a precomputed kernel) is read from a file, not from a "
@@ -109,9 +134,12 @@ def run(args):
             raise CommandError(f"{args.file}: a precomputed kernel file of {X.shape[0]} samples "
                                f"has {X.shape[1]} kernel columns")
         X = np.ascontiguousarray(with_width(X, X.shape[0]).toarray())
-    classifies = kind in ("c_svc", "nu_svc")
-    classes = check_classes(y, args.file) if classifies else None
-    weights = class_weight(args, classes, report) if kind == "c_svc" else None
+    return X, y
+
+
+def _kernel_params(args, kind, kernel, shrinking, solver_params, weights):
+    """The estimator parameters of the command line, LIBSVM's defaults for those not
+    given; only those of ``kind``'s estimator (the model file records them)."""
     params = dict(
         C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
         gamma="auto" if args.gamma is None else args.gamma,
@@ -126,20 +154,14 @@ def run(args):
         nu=0.5 if args.nu is None else args.nu,
         epsilon=0.1 if args.epsilon is None else args.epsilon,
         probability=bool(args.probability))
-    if kind == "c_svc":
-        cost = sample_costs(args.C, weights, y, classes)
-        if not (cost > 0).any():
-            raise CommandError("every class has weight 0 (-w): nothing to train")
-    else:  # C for the regressions, the bounds W_i = 1 of nu-SVC and one-class
-        cost = np.full(len(y), args.C if _uses(kind, "C") else 1.0)
-    # the model file records the parameters of the estimator of this kind only
-    params = {name: value for name, value in params.items()
-              if name not in ("loss", "C", "nu", "epsilon", "solver", "probability")
-              or _uses(kind, name)}
-    common = {"data": args.file, "svm_type": kind, "n_samples": int(X.shape[0]),
-              "n_features": int(X.shape[1])}
-    if args.folds is not None:
-        return cross_validate(args, kind, params, X, y, report, common)
+    return {name: value for name, value in params.items()
+            if name not in ("loss", "C", "nu", "epsilon", "solver", "probability")
+            or _uses(kind, name)}
+
+
+def _train(args, kind, params, X, y, cost, report, path):
+    """Train, report and save the model (with -b 1 for -s 3, 4 the Laplace model of
+    the error); exit status 130 after Ctrl-C, 0 otherwise."""
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:  # -s 2 -b 1: too few decisions
         warnings.simplefilter("always")

@@ -76,9 +76,7 @@ def convert(inputs, path, *, block_mb=8.0, chunk_mb=16.0, n_features=None, poly2
     """
     from .format import DiskDataset
 
-    inputs = [os.fspath(inputs)] if isinstance(inputs, (str, os.PathLike)) else [os.fspath(p) for p in inputs]
-    if not inputs:
-        raise ValueError("no input files")
+    inputs = _input_paths(inputs)
     if block_mb <= 0 or chunk_mb <= 0:
         raise ValueError("block_mb and chunk_mb must be > 0")
     if replicas < 1:
@@ -87,15 +85,9 @@ def convert(inputs, path, *, block_mb=8.0, chunk_mb=16.0, n_features=None, poly2
         raise ValueError(f"perturbation must be >= 0, got {perturbation}")
     chunk_bytes = max(int(chunk_mb * 2**20), 1)
     block_bytes = int(block_mb * 2**20)
-    base_width = n_features
-    total_bytes = 0
+    base_width, total_bytes = n_features, 0
     if poly2 or shuffle:  # the expansion numbers columns by the base width: one scan first
-        base_width = n_features or 0
-        for _, _, indptr, indices, _ in _chunks(inputs, chunk_bytes):
-            if indices.size:
-                base_width = max(base_width, int(indices.max()) + 1)
-            k = np.diff(indptr)
-            total_bytes += int((12 + 12 * (k + k * (k + 1) // 2 if poly2 else k)).sum())
+        base_width, total_bytes = _scan(inputs, chunk_bytes, n_features, poly2)
     width = poly2_width(base_width) if poly2 else n_features
     # rows go to random buckets of about 4 blocks (at most 1024 bucket files)
     n_buckets = max(1, min(1024, -(-total_bytes * replicas // (4 * block_bytes)))) if shuffle else 0
@@ -105,32 +97,60 @@ def convert(inputs, path, *, block_mb=8.0, chunk_mb=16.0, n_features=None, poly2
     if replicas > 1:
         source["note"] = ("copy 0 is the input; copies 1.. multiply each input value by "
                           "(1 + perturbation * N(0,1)) before any expansion")
-    start = time.perf_counter()
     with DatasetWriter(path, n_features=width, compression=compression,
                        source=source) as writer:
         cutter = _BlockCutter(writer, block_bytes)
         buckets = _Buckets(writer.tmp, n_buckets, seed) if shuffle else None
-        for replica in range(replicas):
-            for number, labels, indptr, indices, data in _chunks(inputs, chunk_bytes):
-                if replica and perturbation:
-                    rng = np.random.default_rng([seed, replica, number])
-                    data = data * (1.0 + perturbation * rng.standard_normal(data.shape[0]))
-                if poly2:
-                    indptr, indices, data = poly2_expand(indptr, indices, data, base_width)
-                if buckets is not None:
-                    buckets.scatter(labels, indptr, indices, data)
-                    continue
-                cutter.add(labels, indptr, indices, data)
-                if progress is not None and cutter.written:
-                    cutter.written = False
-                    progress(f"replica {replica + 1}/{replicas}: {writer.n_samples} rows, "
-                             f"{writer.offset / 2**30:.2f} GB on disk, "
-                             f"{time.perf_counter() - start:.0f} s")
+        _write_replicas(inputs, chunk_bytes, writer, cutter, buckets, base_width if poly2 else None,
+                        replicas, perturbation, seed, progress)
         if buckets is not None:
             for labels, indptr, indices, data in buckets.shuffled():
                 cutter.add(labels, indptr, indices, data)
         cutter.flush()
     return DiskDataset(path)
+
+
+def _input_paths(inputs):
+    """The input files as a non-empty list of paths."""
+    paths = [os.fspath(inputs)] if isinstance(inputs, (str, os.PathLike)) \
+        else [os.fspath(p) for p in inputs]
+    if not paths:
+        raise ValueError("no input files")
+    return paths
+
+
+def _scan(inputs, chunk_bytes, n_features, poly2):
+    """(base width, in-memory bytes of the rows written) by one pass over the inputs."""
+    base_width, total_bytes = n_features or 0, 0
+    for _, _, indptr, indices, _ in _chunks(inputs, chunk_bytes):
+        if indices.size:
+            base_width = max(base_width, int(indices.max()) + 1)
+        k = np.diff(indptr)
+        total_bytes += int((12 + 12 * (k + k * (k + 1) // 2 if poly2 else k)).sum())
+    return base_width, total_bytes
+
+
+def _write_replicas(inputs, chunk_bytes, writer, cutter, buckets, poly2_base, replicas,
+                    perturbation, seed, progress):
+    """Stream the inputs ``replicas`` times (copies 1.. perturbed, then expanded when
+    ``poly2_base`` is a base width) into the buckets, or straight into blocks."""
+    start = time.perf_counter()
+    for replica in range(replicas):
+        for number, labels, indptr, indices, data in _chunks(inputs, chunk_bytes):
+            if replica and perturbation:
+                rng = np.random.default_rng([seed, replica, number])
+                data = data * (1.0 + perturbation * rng.standard_normal(data.shape[0]))
+            if poly2_base is not None:
+                indptr, indices, data = poly2_expand(indptr, indices, data, poly2_base)
+            if buckets is not None:
+                buckets.scatter(labels, indptr, indices, data)
+                continue
+            cutter.add(labels, indptr, indices, data)
+            if progress is not None and cutter.written:
+                cutter.written = False
+                progress(f"replica {replica + 1}/{replicas}: {writer.n_samples} rows, "
+                         f"{writer.offset / 2**30:.2f} GB on disk, "
+                         f"{time.perf_counter() - start:.0f} s")
 
 
 def _chunks(inputs, chunk_bytes):

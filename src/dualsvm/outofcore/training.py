@@ -99,29 +99,53 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         ``history_[0]`` the per-pass records.
     """
     _check_options(method, memory, method_options)
-    if not isinstance(dataset, DiskDataset):
-        dataset = DiskDataset(dataset)
-    labels = dataset.labels
-    if len(labels) != 2:
-        raise ValueError(f"out-of-core training needs exactly 2 label values; {dataset.path} "
-                         f"has {len(labels)}: {labels.tolist()[:10]}")
+    dataset = _two_label_dataset(dataset)
     if class_weight == "balanced":
-        class_weight = balanced_class_weight(labels, dataset.label_counts)
-    problem = DiskProblem(dataset, float(labels[-1]), C, class_weight, loss,
+        class_weight = balanced_class_weight(dataset.labels, dataset.label_counts)
+    problem = DiskProblem(dataset, float(dataset.labels[-1]), C, class_weight, loss,
                           "augmented" if fit_intercept else "none", intercept_scaling)
     solver, done_passes = _solver(problem, method, tol, memory, gap_tol, shrinking, shuffle,
                                   random_state, checkpoint, resume, method_options)
     saver = None if checkpoint is None else _Saver(checkpoint, problem, solver, method,
                                                    done_passes, checkpoint_every,
                                                    checkpoint_seconds)
+    stopping = Stopping(max_iter=max(max_iter - done_passes, 0), gap_tol=gap_tol,
+                        time_limit=time_limit, callback=_after_pass(saver, callback),
+                        verbose=verbose)
+    result = _run(solver, problem, stopping, saver, done_passes)
+    params = dict(C=C, loss=loss, solver="dcd", fit_intercept=fit_intercept,
+                  intercept_mode="augmented", intercept_scaling=intercept_scaling, tol=tol,
+                  gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                  shrinking=shrinking, shuffle=shuffle, random_state=random_state,
+                  class_weight=class_weight, callback=callback, verbose=verbose)
+    return _linear_fit(problem, result, params, done_passes)
 
+
+def _two_label_dataset(dataset):
+    """``dataset`` (a :class:`DiskDataset` or its path) as a DiskDataset; ValueError
+    unless it has two label values."""
+    if not isinstance(dataset, DiskDataset):
+        dataset = DiskDataset(dataset)
+    labels = dataset.labels
+    if len(labels) != 2:
+        raise ValueError(f"out-of-core training needs exactly 2 label values; {dataset.path} "
+                         f"has {len(labels)}: {labels.tolist()[:10]}")
+    return dataset
+
+
+def _after_pass(saver, callback):
+    """The driver's callback: checkpoint when due, then the user's callback."""
     def after_pass(record):
         if saver is not None:
             saver.maybe_save()
         return callback is not None and callback(record)
 
-    stopping = Stopping(max_iter=max(max_iter - done_passes, 0), gap_tol=gap_tol,
-                        time_limit=time_limit, callback=after_pass, verbose=verbose)
+    return after_pass
+
+
+def _run(solver, problem, stopping, saver, done_passes):
+    """The driver's run, checkpointed at the end; the records' epochs count the
+    ``done_passes`` of the checkpoint resumed from."""
     # The reader thread and the trainer use the cores; an idle BLAS thread pool
     # would spin on one of them after every dot product over n (a whole core on w8a).
     with threadpool_limits(1, user_api="blas"):
@@ -130,12 +154,7 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         saver.save()
     for record in result.history:
         record["epoch"] += done_passes
-    params = dict(C=C, loss=loss, solver="dcd", fit_intercept=fit_intercept,
-                  intercept_mode="augmented", intercept_scaling=intercept_scaling, tol=tol,
-                  gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                  shrinking=shrinking, shuffle=shuffle, random_state=random_state,
-                  class_weight=class_weight, callback=callback, verbose=verbose)
-    return _linear_fit(problem, result, params, done_passes)
+    return result
 
 
 def _check_options(method, memory, method_options):

@@ -152,25 +152,12 @@ def read_kernel(path, meta, arrays):
     def bad(what):
         return ModelError(f"{path}: invalid model file ({what})")
 
-    names = set(arrays)
-    layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
-    probability = _PROBABILITY if names & _PROBABILITY else set()
-    clustered = _CLUSTERS if names & _CLUSTERS else set()
-    unknown = names - _ENTRIES - layout - probability - clustered - {_MARKS, _LIBSVM_LABELS}
-    missing = (_ENTRIES | layout | probability | clustered) - names
-    if unknown or missing:
-        raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
+    probability, clustered = _check_entries(set(arrays), bad)
     kind = _KINDS.get(meta.get("estimator"))
     if kind is None:
         raise bad(f"estimator {meta.get('estimator')!r} is not a kernel model")
     classifies = kind in CLASSIFIER_TYPES
-    d, k, n_support = meta.get("n_features_in"), meta.get("n_classes"), meta.get("n_support")
-    if not (isinstance(d, int) and d >= 1 and isinstance(k, int)
-            and (k >= 2 if classifies else k == 0)):
-        raise bad(f"n_features_in={d!r}, n_classes={k!r}")
-    if not (isinstance(n_support, list) and len(n_support) == (k if classifies else 1)
-            and all(isinstance(v, int) and v >= 0 for v in n_support)):
-        raise bad(f"n_support {n_support!r}")
+    d, k, n_support = _sizes(meta, classifies, bad)
     n_sv, n_pairs = sum(n_support), len(class_pairs(k)) if classifies else 1
     classes, support = arrays["classes_"], arrays["support_"]
     dual_coef, intercept = arrays["dual_coef_"], arrays["intercept_"]
@@ -198,11 +185,50 @@ def read_kernel(path, meta, arrays):
         kernel = make_kernel(**meta.get("kernel", {}))
     except (TypeError, ValueError) as e:
         raise bad(f"kernel: {one_line(e)}") from None
-    if layout == _DENSE:
+    sv = _support_vectors(arrays, kernel, n_sv, d, bad)
+    cluster_models = _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad) \
+        if clustered else None
+    return KernelFit(params=params_from_json(meta, bad), kernel=kernel, classes_=classes,
+                     support_=support.astype(np.int32), support_vectors_=sv,
+                     n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
+                     intercept_=intercept, n_features_in_=d, kind=kind,
+                     probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
+                     prob_density_marks_=marks, libsvm_labels=order,
+                     cluster_models_=cluster_models, **_training_record(meta, n_pairs, bad))
+
+
+def _check_entries(names, bad):
+    """(the probability entries, the cluster entries) among a file's ``names``: each
+    optional group all or none, nothing unknown, one layout of the support vectors."""
+    layout = _DENSE if "sv_dense" in names else _CSR if names & _CSR else set()
+    probability = _PROBABILITY if names & _PROBABILITY else set()
+    clustered = _CLUSTERS if names & _CLUSTERS else set()
+    unknown = names - _ENTRIES - layout - probability - clustered - {_MARKS, _LIBSVM_LABELS}
+    missing = (_ENTRIES | layout | probability | clustered) - names
+    if unknown or missing:
+        raise bad(f"entries missing: {sorted(missing)}, unexpected: {sorted(unknown)}")
+    return probability, clustered
+
+
+def _sizes(meta, classifies, bad):
+    """(n_features_in, n_classes, n_support) of the metadata, checked."""
+    d, k, n_support = meta.get("n_features_in"), meta.get("n_classes"), meta.get("n_support")
+    if not (isinstance(d, int) and d >= 1 and isinstance(k, int)
+            and (k >= 2 if classifies else k == 0)):
+        raise bad(f"n_features_in={d!r}, n_classes={k!r}")
+    if not (isinstance(n_support, list) and len(n_support) == (k if classifies else 1)
+            and all(isinstance(v, int) and v >= 0 for v in n_support)):
+        raise bad(f"n_support {n_support!r}")
+    return d, k, n_support
+
+
+def _support_vectors(arrays, kernel, n_sv, d, bad):
+    """The support vectors (dense or CSR; empty for the precomputed kernel), checked."""
+    if "sv_dense" in arrays:
         sv = arrays["sv_dense"]
         if sv.dtype != np.float64 or sv.shape != (n_sv, d):
             raise bad(f"sv_dense has dtype {sv.dtype} and shape {sv.shape}")
-    elif layout == _CSR:
+    elif "sv_data" in arrays:
         try:
             sv = sp.csr_matrix((arrays["sv_data"], arrays["sv_indices"], arrays["sv_indptr"]),
                                shape=(n_sv, d))
@@ -212,11 +238,17 @@ def read_kernel(path, meta, arrays):
         if sv.data.dtype != np.float64:
             raise bad("support vectors must be float64")
     elif kernel.name == "precomputed":
-        sv = np.empty((0, 0))
+        return np.empty((0, 0))
     else:
         raise bad("no support vectors")
     if sv.shape[0] and not np.isfinite(sv.data if sp.issparse(sv) else sv).all():
         raise bad("support vectors contain NaN or infinity")
+    return sv
+
+
+def _training_record(meta, n_pairs, bad):
+    """The KernelFit fields of how the model was trained: ``n_iter_``, the solver and
+    its reason, the certificate (unknown values where older files lack them)."""
     n_iter = meta.get("n_iter")
     if n_iter is not None and not (isinstance(n_iter, list) and len(n_iter) == n_pairs
                                    and all(isinstance(v, int) for v in n_iter)):
@@ -226,23 +258,14 @@ def read_kernel(path, meta, arrays):
     for name, value in (("solver_used", solver_used), ("solver_reason", solver_reason)):
         if not isinstance(value, str):
             raise bad(f"{name} {value!r}")
-    cluster_models = _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad) \
-        if clustered else None
     certificate = certificate_from_json(meta, n_pairs, bad)
     if certificate["status_"] is None:
         certificate["status_"] = ["unknown"] * n_pairs
     for name in ("primal_", "dual_", "gap_"):
         if certificate[name] is None:
             certificate[name] = np.full(n_pairs, np.nan)
-    return KernelFit(params=params_from_json(meta, bad), kernel=kernel, classes_=classes,
-                     support_=support.astype(np.int32), support_vectors_=sv,
-                     n_support_=np.array(n_support, dtype=np.int32), dual_coef_=dual_coef,
-                     intercept_=intercept, n_features_in_=d,
-                     n_iter_=np.array(n_iter or [0] * n_pairs, dtype=np.int64), kind=kind,
-                     probA_=arrays.get("probA_"), probB_=arrays.get("probB_"),
-                     prob_density_marks_=marks, libsvm_labels=order,
-                     solver_used_=solver_used, solver_reason_=solver_reason,
-                     cluster_models_=cluster_models, **certificate)
+    return {"n_iter_": np.array(n_iter or [0] * n_pairs, dtype=np.int64),
+            "solver_used_": solver_used, "solver_reason_": solver_reason, **certificate}
 
 
 def _read_cluster_models(arrays, kernel, n_pairs, n_sv, d, bad):

@@ -165,6 +165,22 @@ def import_liblinear(path):
     """
     text, bad = read_model_text(path, "LIBLINEAR")
     tokens = text.split()
+    header, i = _read_header(tokens, bad)
+    solver = header.get("solver_type")
+    if solver == ONE_CLASS:
+        return _one_class(header, tokens[i:], bad)
+    if "rho" in header:
+        raise bad(f"a 'rho' line in a {solver} model (only {ONE_CLASS} models have one)")
+    if solver in LIBLINEAR_REGRESSIONS:
+        return _regression(header, tokens[i:], bad)
+    if solver not in LIBLINEAR_CLASSIFIERS:
+        raise bad(f"unknown solver_type {solver!r}" if solver else "no solver_type")
+    return _classifier(header, tokens[i:], bad)
+
+
+def _read_header(tokens, bad):
+    """(the header's values by key, the index of the first weight): the tokens up to
+    the 'w' line, each key once with its checked value(s)."""
     header, i = {}, 0
     while True:
         if i >= len(tokens):
@@ -172,7 +188,7 @@ def import_liblinear(path):
         key = tokens[i]
         i += 1
         if key == "w":
-            break
+            return header, i
         if key not in _LIBLINEAR_KEYS:
             raise bad(f"unknown text {short_repr(key)}")
         if key in header:
@@ -196,15 +212,10 @@ def import_liblinear(path):
         except ValueError:
             raise bad(f"'{key}' has a bad value {short_repr(' '.join(values))}") from None
 
-    solver = header.get("solver_type")
-    if solver == ONE_CLASS:
-        return _one_class(header, tokens[i:], bad)
-    if "rho" in header:
-        raise bad(f"a 'rho' line in a {solver} model (only {ONE_CLASS} models have one)")
-    if solver in LIBLINEAR_REGRESSIONS:
-        return _regression(header, tokens[i:], bad)
-    if solver not in LIBLINEAR_CLASSIFIERS:
-        raise bad(f"unknown solver_type {solver!r}" if solver else "no solver_type")
+
+def _classifier(header, tokens, bad):
+    """The :class:`LinearFit` of a classifier's header and weight tokens."""
+    solver = header["solver_type"]
     for key in ("nr_class", "label", "nr_feature", "bias"):
         if key not in header:
             raise bad(f"no '{key}' line")
@@ -219,7 +230,7 @@ def import_liblinear(path):
     _check_bias(bias, bad)
     nr_w = 1 if k == 2 and solver != "MCSVM_CS" else k
     n_rows = d + 1 if bias >= 0 else d
-    w = _weights(tokens[i:], n_rows, nr_w, bad)
+    w = _weights(tokens, n_rows, nr_w, bad)
     weights = w[:d]
     offsets = bias * w[d] if bias >= 0 else np.zeros(nr_w)
 

@@ -308,16 +308,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     """
     if kind not in SVM_TYPES:
         raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
-    if kind == "c_svc":
-        solver, reason = choose_solver(params, X.shape[0])
-        dc_parameters(params)
-        if solver == "ws" and params["kernel"] == "precomputed":
-            raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
-                             "matrix: use solver='smo' or 'auto'")
-        entry = kernel_solver(solver, params["loss"], params["shrinking"])
-    else:  # the rest of the family: LIBSVM's SMO (two constraints for the nu ones)
-        solver, entry = "smo", KERNEL_SOLVERS["smo"]
-        reason = "LIBSVM's SMO solves every kernel model but C-SVC"
+    solver, reason, entry = _solver_entry(kind, params, X)
     if params["verbose"]:
         print(f"solver: {solver} ({reason})", file=sys.stderr)
     kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
@@ -326,13 +317,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     classifies = kind in CLASSIFIER_TYPES
     generator = random_generator(params.get("random_state"))
     time_limit = params["time_limit"]
-    if classifies:
-        classes, label = np.unique(y, return_inverse=True)
-        tasks = one_vs_one(classes, y, keep=cost > 0)
-    else:
-        classes, label = np.empty(0), np.zeros(X.shape[0], dtype=np.int64)
-        rows = np.flatnonzero(cost > 0)
-        tasks = [BinaryTask(0, None, rows, np.asarray(y, dtype=np.float64)[rows], "")]
+    classes, label, tasks = _tasks(kind, X, y, cost)
 
     def build(task):
         rows = task.rows
@@ -358,37 +343,10 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     sigmoids = None
     if classifies and params.get("probability") and \
             not any(s.result.status == "interrupted" for s in solved):
-        sigmoids = np.zeros((2, len(tasks)))
-        for p, task in enumerate(tasks):
-            dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
-                                            params, generator, stopping, kind)
-            if dec is None:  # Ctrl-C: the models stand, without probabilities
-                sigmoids = None
-                for s in solved:
-                    s.result.status = "interrupted"
-                break
-            sigmoids[:, p] = sigmoid_train(dec, task.y)
-    coef = np.zeros((len(tasks), X.shape[0]))  # the coefficients of each task, by row
-    intercept = np.zeros(len(tasks))
-    for p, s in enumerate(solved):
-        coef[p, s.task.rows], intercept[p] = _model(kind, s.problem, s.solver, s.result)
-    support = np.flatnonzero((coef != 0).any(axis=0))
-    support = support[np.argsort(label[support], kind="stable")]  # grouped by class
-    sv_label = label[support]
-    if classifies:
-        dual_coef = np.zeros((max(len(classes) - 1, 1), len(support)))
-        for p, s in enumerate(solved):
-            i, j = s.task.positive, s.task.negative
-            dual_coef[j - 1, sv_label == i] = coef[p, support[sv_label == i]]
-            dual_coef[i, sv_label == j] = coef[p, support[sv_label == j]]
-        n_support = np.bincount(sv_label, minlength=len(classes))
-    else:
-        dual_coef = coef[:, support]
-        n_support = np.array([len(support)])
-    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
-        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
-                         "hold values too large for the kernel (the squared distances or "
-                         "products overflow); scale it, e.g. with StandardScaler")
+        sigmoids = _platt_sigmoids(X, cost, tasks, solved, kernel, entry, params, generator,
+                                   stopping, kind)
+    support, dual_coef, intercept, n_support = _dual_coefficients(kind, solved, label,
+                                                                  len(classes), X.shape[0])
     results = [s.result for s in solved]
     if solver == "ws":  # the mode of each pair's sets (see WorkingSetSMO.mode)
         reason += "; " + ", ".join(dict.fromkeys(s.solver.mode for s in solved))
@@ -415,12 +373,85 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     )
     if kind == "one_class" and params.get("probability") and \
             "interrupted" not in fit.status_:
-        # LIBSVM's svm_one_class_probability: marks of the training rows' decisions
-        kept = np.flatnonzero(cost > 0)
-        fit.prob_density_marks_ = density_marks(fit.decision_ovo(X[kept])[:, 0])
-        if fit.prob_density_marks_ is None:
-            warnings.warn(TOO_FEW_DECISIONS, UserWarning, stacklevel=2)
+        fit.prob_density_marks_ = _one_class_marks(fit, X[cost > 0])
     return fit
+
+
+def _one_class_marks(fit, X):
+    """LIBSVM's svm_one_class_probability: the density marks of the decisions on the
+    training rows ``X`` (None, with a warning, when there are too few)."""
+    marks = density_marks(fit.decision_ovo(X)[:, 0])
+    if marks is None:
+        warnings.warn(TOO_FEW_DECISIONS, UserWarning, stacklevel=3)
+    return marks
+
+
+def _solver_entry(kind, params, X):
+    """(solver name, the reason it was chosen, its :class:`KernelSolver`) of ``kind``:
+    C-SVC's solver by :func:`choose_solver`, LIBSVM's SMO for the rest of the family."""
+    if kind != "c_svc":  # two constraints for the nu ones
+        return "smo", "LIBSVM's SMO solves every kernel model but C-SVC", KERNEL_SOLVERS["smo"]
+    solver, reason = choose_solver(params, X.shape[0])
+    dc_parameters(params)
+    if solver == "ws" and params["kernel"] == "precomputed":
+        raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
+                         "matrix: use solver='smo' or 'auto'")
+    return solver, reason, kernel_solver(solver, params["loss"], params["shrinking"])
+
+
+def _tasks(kind, X, y, cost):
+    """(classes, each row's class index, the binary tasks): one per pair of classes
+    for the classifiers, the one task of the rows of cost > 0 for the others."""
+    if kind in CLASSIFIER_TYPES:
+        classes, label = np.unique(y, return_inverse=True)
+        return classes, label, one_vs_one(classes, y, keep=cost > 0)
+    rows = np.flatnonzero(cost > 0)
+    task = BinaryTask(0, None, rows, np.asarray(y, dtype=np.float64)[rows], "")
+    return np.empty(0), np.zeros(X.shape[0], dtype=np.int64), [task]
+
+
+def _platt_sigmoids(X, cost, tasks, solved, kernel, entry, params, generator, stopping, kind):
+    """Platt's (A, B) of every task, shape (2, n_tasks), from cross-validated decisions;
+    None after Ctrl-C, which marks the models interrupted (they stand, without
+    probabilities)."""
+    sigmoids = np.zeros((2, len(tasks)))
+    for p, task in enumerate(tasks):
+        dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
+                                        params, generator, stopping, kind)
+        if dec is None:
+            for s in solved:
+                s.result.status = "interrupted"
+            return None
+        sigmoids[:, p] = sigmoid_train(dec, task.y)
+    return sigmoids
+
+
+def _dual_coefficients(kind, solved, label, n_classes, n_rows):
+    """(support, dual_coef, intercept, n_support) in LIBSVM's layout from the trained
+    tasks: the support vectors grouped by class; for the classifiers, the pair of
+    classes (i, j) puts class i's coefficients in row j - 1, class j's in row i."""
+    coef = np.zeros((len(solved), n_rows))  # the coefficients of each task, by row
+    intercept = np.zeros(len(solved))
+    for p, s in enumerate(solved):
+        coef[p, s.task.rows], intercept[p] = _model(kind, s.problem, s.solver, s.result)
+    support = np.flatnonzero((coef != 0).any(axis=0))
+    support = support[np.argsort(label[support], kind="stable")]  # grouped by class
+    sv_label = label[support]
+    if kind in CLASSIFIER_TYPES:
+        dual_coef = np.zeros((max(n_classes - 1, 1), len(support)))
+        for p, s in enumerate(solved):
+            i, j = s.task.positive, s.task.negative
+            dual_coef[j - 1, sv_label == i] = coef[p, support[sv_label == i]]
+            dual_coef[i, sv_label == j] = coef[p, support[sv_label == j]]
+        n_support = np.bincount(sv_label, minlength=n_classes)
+    else:
+        dual_coef = coef[:, support]
+        n_support = np.array([len(support)])
+    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
+                         "hold values too large for the kernel (the squared distances or "
+                         "products overflow); scale it, e.g. with StandardScaler")
+    return support, dual_coef, intercept, n_support
 
 
 def _cluster_models(solved, support, n_rows, precomputed):
