@@ -34,24 +34,22 @@ OMP/NUMBA/OPENBLAS_NUM_THREADS = N and passes ``-o N`` to ThunderSVM).
 import argparse
 import json
 import os
-import re
 import resource
-import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from sklearn.datasets import dump_svmlight_file
 
 import dualsvm
 from dualsvm.kernels import make_kernel
 from dualsvm.outofcore import DiskDataset
 
-from common import DATA_DIR, RESULTS_DIR, CapturedStdout, Clock, best_of, command_line, machine
+import common
+from common import RESULTS_DIR, Clock, best_of, load, load_average, new_record, thundersvm_binary
 
 TOL = 1e-3
 CACHE_MB = 200
@@ -64,11 +62,19 @@ def log(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def load_ijcnn1(*names):
-    parts = [load_svmlight_file(str(DATA_DIR / name), n_features=22) for name in names]
+def load_ijcnn1(*splits):
+    """ijcnn1's ``"train"`` and/or ``"test"`` rows, stacked in that order (CSR, int32
+    indices, as :func:`common.load` gives them)."""
+    parts = [load("ijcnn1", split) for split in splits]
     X = sp.csr_matrix(sp.vstack([X for X, _ in parts]))
     X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
     return X, np.concatenate([y for _, y in parts])
+
+
+def positive_first(coef, first_label, y):
+    """Coefficients y_i alpha_i with the larger label positive, from a LIBSVM-format
+    model whose first label is ``first_label`` (its sign positive)."""
+    return coef if first_label == np.unique(y)[1] else -coef
 
 
 def dual_objective(sv, coef, kernel):
@@ -98,79 +104,37 @@ def fit_ours(X, y, C, gamma, solver, **kwargs):
 
 
 def fit_libsvm(X, y, C, gamma):
-    from libsvm import svmutil
-
-    options = f"-t 2 -g {gamma!r} -c {C!r} -e {TOL} -m {CACHE_MB}"
-    problem = svmutil.svm_problem(y, X)  # LIBSVM's copy of the data, outside the clock
-    with CapturedStdout() as out:
-        with Clock() as clock:
-            model = svmutil.svm_train(problem, svmutil.svm_parameter(options))
+    """LIBSVM by :func:`common.fit_libsvm` (its copy of the data outside the clock)."""
+    run = common.fit_libsvm(y, X, f"-t 2 -g {gamma!r} -c {C!r} -e {TOL} -m {CACHE_MB}")
+    model = run["model"]
     support = np.array(model.get_sv_indices()) - 1
-    coef = np.array(model.get_sv_coef()).ravel()
-    if model.get_labels()[0] != np.unique(y)[1]:
-        coef = -coef
-    iterations = re.findall(r"#iter = (\d+)", out.text)
-    return {**clock.timing, "model": model, "options": options, "sv": X[support], "coef": coef,
-            "n_support": int(len(support)),
-            "iterations": int(iterations[-1]) if iterations else None}
+    coef = positive_first(np.array(model.get_sv_coef()).ravel(), model.get_labels()[0], y)
+    return {**run, "sv": X[support], "coef": coef, "n_support": int(len(support)),
+            "iterations": run["iterations"][-1] if run["iterations"] else None}
 
 
 def fit_onedal(X, y, C, gamma):
-    from sklearnex.svm import SVC
-
-    model = SVC(C=C, gamma=gamma, tol=TOL, cache_size=CACHE_MB)
-    with Clock() as clock:
-        model.fit(X, y)
-    if getattr(model, "_onedal_estimator", None) is None:
-        raise RuntimeError("sklearnex fell back to scikit-learn's SVC")
+    """oneDAL by :func:`common.fit_onedal`."""
+    run = common.fit_onedal(X, y, C=C, gamma=gamma, tol=TOL, cache_size=CACHE_MB)
+    model = run["model"]
     coef = model.dual_coef_
     coef = coef.toarray().ravel() if sp.issparse(coef) else np.asarray(coef)[0]
-    return {**clock.timing, "model": model, "sv": X[model.support_], "coef": coef,
-            "n_support": int(len(model.support_))}
-
-
-def thundersvm_binary():
-    path = os.environ.get("THUNDERSVM_TRAIN") or str(
-        Path(tempfile.gettempdir()) / "thundersvm-cpu/thundersvm/build/bin/thundersvm-train")
-    return path if Path(path).is_file() and os.access(path, os.X_OK) else None
+    return {**run, "sv": X[model.support_], "coef": coef}
 
 
 def fit_thundersvm(path, y, C, gamma, threads, binary):
-    """thundersvm-train on the svmlight file ``path`` (written outside the clock); the
-    seconds are its own ``all training time`` (reading excluded)."""
+    """thundersvm-train by :func:`common.fit_thundersvm` on the svmlight file ``path``
+    (written outside the clock)."""
     options = ["-s", "0", "-t", "2", "-g", repr(gamma), "-c", repr(C), "-e", str(TOL),
                "-o", str(threads)]
-    model_path = f"{path}.model"
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with Clock() as clock:
-        done = subprocess.run([binary, *options, path, model_path], capture_output=True,
-                              text=True, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    seconds = float(re.findall(r"all training time = ([\d.e+-]+)", done.stdout + done.stderr)[-1])
-    with open(model_path) as f:
-        header = {}
-        for line in f:
-            if line.strip() == "SV":
-                break
-            key, *values = line.split()
-            header[key] = values
-        rows = f.read()
-    os.unlink(model_path)
-    with tempfile.NamedTemporaryFile("w", suffix=".svm", delete=False) as out:
-        out.write(rows)
-    sv, coef = load_svmlight_file(out.name, n_features=22, zero_based=False)
-    os.unlink(out.name)
-    if float(header["label"][0]) != np.unique(y)[1]:
-        coef = -coef
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"seconds": seconds, "cpu_seconds": cpu * seconds / clock.seconds,
-            "options": " ".join(options), "sv": sp.csr_matrix(sv), "coef": coef,
-            "n_support": int(sv.shape[0])}
+    run = common.fit_thundersvm(binary, options, path, 22)
+    model = run.pop("model")
+    return {**run, "sv": model["sv"], "coef": positive_first(model["coef"], model["labels"][0], y)}
 
 
 def warm_up():
     """Compile (or load from Numba's cache) every solver's code before any clock."""
-    X, y = load_ijcnn1("ijcnn1.bz2")
+    X, y = load_ijcnn1("train")
     X, y = X[:4000], y[:4000]
     for solver in ("smo", "ws", "dc"):
         for data in (X, X.toarray()):
@@ -179,7 +143,7 @@ def warm_up():
 
 
 def part_exact(args, threads):
-    X, y = load_ijcnn1("ijcnn1.bz2", "ijcnn1.t.bz2")
+    X, y = load_ijcnn1("train", "test")
     X, y = X[:args.rows], y[:args.rows]
     kernel = make_kernel("rbf", gamma=args.gamma)
     fits = {solver: (lambda s=solver: fit_ours(X, y, args.C, args.gamma, s))
@@ -222,8 +186,8 @@ def accuracy(model, X, y):
 
 
 def part_early(args, threads):
-    X, y = load_ijcnn1("ijcnn1.bz2")
-    Xt, yt = load_ijcnn1("ijcnn1.t.bz2")
+    X, y = load_ijcnn1("train")
+    Xt, yt = load_ijcnn1("test")
     X, y = X[:args.rows], y[:args.rows]
     fits = {"auto": lambda: fit_ours(X, y, args.C, args.gamma, "auto"),
             "dc": lambda: fit_ours(X, y, args.C, args.gamma, "dc"),
@@ -393,14 +357,12 @@ def main(argv=None):
     if args.part == "million" and not args.million:
         parser.error("--part million needs --million DIR")
     started = time.perf_counter()
-    record = {"command": command_line(argv),
-              "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine(), "threads": threads, "repeats": args.repeats}
+    record = {**new_record(argv), "threads": threads, "repeats": args.repeats}
     if args.part != "million":
         warm_up()
     record.update({"exact": part_exact, "early": part_early,
                    "million": part_million}[args.part](args, threads))
-    record["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    record["load_average_at_end"] = load_average()
     record["wall_seconds"] = time.perf_counter() - started
     path = args.output_dir / "dc.json"
     results = json.loads(path.read_text()) if path.exists() else {}
