@@ -18,34 +18,26 @@ already there, so that the grid can be run in parts).
 
 import argparse
 import json
-import os
-import time
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 import dualsvm
 from dualsvm.kernels import make_kernel
 from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.training.kernel import choose_solver
 
-from common import DATA_DIR, RESULTS_DIR, Clock, best_of, command_line, machine, thread_pools
+from common import (RESULTS_DIR, Clock, best_of, load, load_average, machine_lines, new_record,
+                    thread_pools)
 
-#: file, number of features, and the "large" gamma of the grid (the tuned gammas of
-#: issue 28 are 2^-5 for a9a, 2^-1 for w7a / w8a, 2 for ijcnn1: 4 to 150 / d)
-DATASETS = {"a9a": ("a9a.bz2", 123), "w8a": ("w8a.bz2", 300), "ijcnn1": ("ijcnn1.bz2", 22)}
+#: The public sets of the grid (the tuned gammas of issue 28 are 2^-5 for a9a, 2^-1
+#: for w7a / w8a, 2 for ijcnn1: 4 to 150 / d)
+DATASETS = ("a9a", "w8a", "ijcnn1")
 SOLVERS = ("smo", "ws")
 CACHE_MB = 100
 TOL = 1e-3
 GAMMA_FACTORS = (1, 8, 64)  # gamma = factor / n_features
 CS = (1, 32, 256)
-
-
-def load(name):
-    path, d = DATASETS[name]
-    X, y = load_svmlight_file(str(DATA_DIR / path), n_features=d)
-    return sp.csr_matrix(X), y
 
 
 def fit(X, y, C, gamma, solver):
@@ -96,8 +88,9 @@ def run_case(name, n, layout, C, factor, X, y, repeats, log):
 def markdown(cases, meta):
     lines = ["# Does solver='auto' pick the fastest kernel solver?", "",
              f"Command: `{meta['command']}`  ", f"Date: {meta['date']}  ",
-             "Machine: " + ", ".join(f"{k} {v}" for k, v in meta["machine"].items()) + "  ",
-             f"Load average at the end: {meta['load_at_end']}  ",
+             *machine_lines(meta["machine"]),
+             f"Load average (1, 5, 15 min) at start: {meta['machine']['load_average_at_start']}"
+             f", at end: {meta['load_average_at_end']}  ",
              f"Threads: {meta['threads']}  ", "",
              f"RBF C-SVC, tol {TOL}, cache {CACHE_MB} MB, gamma = factor / n_features; "
              f"best of {meta['repeats']} fits per solver, interleaved; seconds of "
@@ -142,8 +135,7 @@ def main(argv=None):
                         help="add to the cases of results/auto.json (same command line rules)")
     parser.add_argument("--output", default=str(RESULTS_DIR / "auto"))
     args = parser.parse_args(argv)
-    meta = {"command": command_line(argv), "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "machine": machine(), "threads": thread_pools(), "repeats": args.repeats}
+    meta = {**new_record(argv), "threads": thread_pools(), "repeats": args.repeats}
     rng = np.random.default_rng(0)
     warm_X = sp.csr_matrix(rng.random((600, 5)) * (rng.random((600, 5)) < 0.5))
     warm_y = np.where(warm_X[:, 0].toarray()[:, 0] > 0.3, 1.0, -1.0)
@@ -169,7 +161,7 @@ def main(argv=None):
                     for factor in args.gamma_factors:
                         cases.append(run_case(name, n, layout, C, factor, X, y_all[:n],
                                               args.repeats, print))
-    meta["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    meta["load_average_at_end"] = load_average()
     with open(args.output + ".json", "w") as f:
         json.dump({"meta": meta, "cases": cases}, f, indent=1, default=float)
     with open(args.output + ".md", "w") as f:

@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -49,17 +48,14 @@ from dualsvm.kernels import make_kernel
 from dualsvm.outofcore import DiskDataset
 
 import common
-from common import RESULTS_DIR, Clock, best_of, load, load_average, new_record, thundersvm_binary
+from common import (RESULTS_DIR, Clock, best_of, load, load_average, log, new_record,
+                    threads_environment, thundersvm_binary)
 
 TOL = 1e-3
 CACHE_MB = 200
 MILLION = 1_000_000
 OURS = ("smo", "ws", "auto", "dc")
 PEERS = ("libsvm", "onedal", "thundersvm")
-
-
-def log(text):
-    print(text, file=sys.stderr, flush=True)
 
 
 def load_ijcnn1(*splits):
@@ -323,15 +319,6 @@ def markdown(results):
     return "\n".join(lines)
 
 
-def _threads_environment(threads):
-    wanted = {name: str(threads) for name in
-              ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
-    if all(os.environ.get(k) == v for k, v in wanted.items()):
-        return
-    os.environ.update(wanted)
-    os.execv(sys.executable, [sys.executable, *sys.argv])
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("exact", "early", "million"), required=True)
@@ -352,7 +339,7 @@ def main(argv=None):
     parser.add_argument("--output-dir", type=Path, default=RESULTS_DIR)
     args = parser.parse_args(argv)
     if args.threads is not None:
-        _threads_environment(args.threads)
+        threads_environment(args.threads)
     threads = args.threads or os.cpu_count()
     if args.part == "million" and not args.million:
         parser.error("--part million needs --million DIR")

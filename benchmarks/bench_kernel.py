@@ -56,7 +56,6 @@ import gc
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -73,8 +72,9 @@ from dualsvm.kernels import make_kernel
 from dualsvm.problems.kernel import KernelDualProblem
 
 from common import (RESULTS_DIR, CapturedStdout, Clock, best_of, cores_busy, fit_libsvm, fit_onedal,
-                    fit_thundersvm, load, merge, new_record, onedal_threads, page,
-                    plus_minus, thread_pools, thundersvm_binary, timed_fit, write_results)
+                    fit_thundersvm, load, log, merge, new_record, onedal_threads, page,
+                    plus_minus, thread_pools, threads_environment, thundersvm_binary,
+                    timed_fit, write_results)
 
 CACHE_MB = 100
 TOL = 1e-3
@@ -97,10 +97,6 @@ NAMES = {"dualsvm": "dualsvm", "dualsvm_1": "dualsvm 1 thread", "libsvm": "LIBSV
          "sklearn": "sklearn"}
 #: The single-thread runs and the runs with all threads they are compared with.
 ONE_THREAD = {"dualsvm_1": "dualsvm", "thundersvm_1": "thundersvm"}
-
-
-def log(text):
-    print(text, file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------------- data
@@ -607,16 +603,6 @@ def search(name, rows):
 
 # ------------------------------------------------------------------------- main
 
-def _threads_environment(threads):
-    """Re-execute with every pool at ``threads`` threads, unless already so."""
-    wanted = {name: str(threads) for name in
-              ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
-    if all(os.environ.get(k) == v for k, v in wanted.items()):
-        return
-    os.environ.update(wanted)
-    os.execv(sys.executable, [sys.executable, *sys.argv])
-
-
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=["default", "search", "tuned"], default="default")
@@ -670,7 +656,7 @@ def parse(argv):
 def main(argv=None):
     args = parse(argv)
     if args.threads is not None:
-        _threads_environment(args.threads)
+        threads_environment(args.threads)
     tuned = args.part == "tuned"
     if args.quick:
         args.datasets, args.kernels, args.C, args.sizes = ["ijcnn1"], ["rbf"], [1.0], []

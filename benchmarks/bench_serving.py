@@ -28,21 +28,18 @@ Run from the repository root, on a quiet machine::
 
 import argparse
 import json
-import os
 import time
 import warnings
-from datetime import datetime, timezone
 from importlib.metadata import version
 
 import numpy as np
 import onnxruntime
-from sklearn.datasets import load_svmlight_file
 from threadpoolctl import threadpool_limits
 
 import dualsvm
 import dualsvm.onnx
 
-from common import DATA_DIR, RESULTS_DIR, command_line, machine, machine_lines, thread_pools
+from common import RESULTS_DIR, load, load_average, machine_lines, new_record, thread_pools
 
 BATCHES = (1, 100, 10_000)
 MIN_SECONDS = 0.2
@@ -50,21 +47,20 @@ PATHS = ("dualsvm", "onnxruntime float32", "onnxruntime float64", "scikit-learn"
 
 
 def models(quick):
-    """{name: (unfitted estimator, train file, test file, rows or None)}."""
+    """{name: (unfitted estimator, public set, rows or None)}."""
     if quick:
-        return {"ijcnn1[:2000] RBF": (dualsvm.SVC(C=10, gamma=1 / 22), "ijcnn1.bz2",
-                                      "ijcnn1.t.bz2", 2000)}
+        return {"ijcnn1[:2000] RBF": (dualsvm.SVC(C=10, gamma=1 / 22), "ijcnn1", 2000)}
     return {
-        "a9a linear (LinearSVC)": (dualsvm.LinearSVC(C=1.0), "a9a.bz2", "a9a.t.bz2", None),
-        "a9a RBF (SVC)": (dualsvm.SVC(C=1.0, gamma=1 / 123), "a9a.bz2", "a9a.t.bz2", None),
-        "ijcnn1 RBF (SVC)": (dualsvm.SVC(C=10.0, gamma=1 / 22), "ijcnn1.bz2", "ijcnn1.t.bz2",
-                             None),
+        "a9a linear (LinearSVC)": (dualsvm.LinearSVC(C=1.0), "a9a", None),
+        "a9a RBF (SVC)": (dualsvm.SVC(C=1.0, gamma=1 / 123), "a9a", None),
+        "ijcnn1 RBF (SVC)": (dualsvm.SVC(C=10.0, gamma=1 / 22), "ijcnn1", None),
     }
 
 
-def load(train, test, rows):
-    X, y = load_svmlight_file(str(DATA_DIR / train))
-    X_test, _ = load_svmlight_file(str(DATA_DIR / test), n_features=X.shape[1])
+def load_dense(name, rows):
+    """A public set's training rows (X, y) and test rows, dense; the first ``rows`` of
+    each when given."""
+    (X, y), (X_test, _) = load(name), load(name, "test")
     if rows:
         X, y, X_test = X[:rows], y[:rows], X_test[:rows]
     return X.toarray(), y, X_test.toarray()
@@ -160,10 +156,10 @@ def main():
     parser.add_argument("--threads", type=int, nargs="+", default=[2, 1])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    m = machine()
+    record = new_record()
     rows, accuracy = [], {}
-    for name, (model, train, test, n) in models(args.quick).items():
-        X, y, X_test = load(train, test, n)
+    for name, (model, dataset, n) in models(args.quick).items():
+        X, y, X_test = load_dense(dataset, n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(X, y)
@@ -185,13 +181,12 @@ def main():
             prob = dualsvm.SVC(C=1.0, gamma=1 / 123, probability=True, random_state=0).fit(X, y)
             accuracy["a9a RBF (SVC, probability=True)"] = precision(prob, X_test, max(args.threads),
                                                                     probability=True)
-    results = {"command": command_line(), "date": datetime.now(timezone.utc).strftime(
-        "%Y-%m-%d %H:%M UTC"), "machine": m, "threads": thread_pools(),
+    results = {**record, "threads": thread_pools(),
         "versions": {p: version(p) for p in ("onnxruntime", "onnx", "skl2onnx")},
         "settings": {"batches": BATCHES, "min_seconds": MIN_SECONDS, "repeats": args.repeats,
                      "threads": args.threads},
         "rows": rows, "probability_precision": accuracy,
-        "load_average_at_end": [round(v, 2) for v in os.getloadavg()]}
+        "load_average_at_end": load_average()}
     text = markdown(results)
     print(text)
     if not args.quick:

@@ -188,6 +188,22 @@ class CapturedStdout:
         self._file.close()
 
 
+def log(text):
+    """A progress line on stderr, at once."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def threads_environment(threads):
+    """Re-execute this script with OpenMP's, Numba's and OpenBLAS's pools at ``threads``
+    threads (they are read at start-up), unless they are already so."""
+    wanted = {name: str(threads) for name in
+              ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    if all(os.environ.get(k) == v for k, v in wanted.items()):
+        return
+    os.environ.update(wanted)
+    os.execv(sys.executable, [sys.executable, *sys.argv])
+
+
 # --------------------------------------------------------------------------- fits
 
 def timed_fit(model, X, y=None):
