@@ -4,6 +4,8 @@ kind of training (the 'optimization finished' lines, ``--trace`` and ``--json``)
 import json
 import sys
 
+import numpy as np
+
 from ..constants import FINISHED, STATUSES
 from ..data.svmlight import format_label
 from ..persistence.container import json_float
@@ -115,6 +117,25 @@ class Reporter:
         if fit is not None:
             fields = {**fields, **certificate(fit)}
         print(json.dumps({"command": "train", **fields}))
+
+    def cross_validation_accuracy(self, fields, predicted, y):
+        """-v's accuracy (percent) of the cross-validated ``predicted`` labels, as
+        LIBLINEAR and LIBSVM print it, or in the ``--json`` summary with ``fields``."""
+        accuracy = 100.0 * float(np.mean(predicted == y))
+        if self.json_summary:
+            self.summary({**fields, "cross_validation_accuracy": accuracy})
+        else:
+            print("Cross Validation Accuracy = %g%%" % accuracy)
+
+    def cross_validation_regression(self, fields, mse, scc):
+        """-v's mean squared error and squared correlation coefficient of a regression,
+        as LIBLINEAR and LIBSVM print them, or in the ``--json`` summary with ``fields``."""
+        if self.json_summary:
+            self.summary({**fields, "cross_validation_mean_squared_error": mse,
+                          "cross_validation_squared_correlation": scc})
+        else:
+            print("Cross Validation Mean squared error = %g" % mse)
+            print("Cross Validation Squared correlation coefficient = %g" % scc)
 
 
 def problem_names(fit):

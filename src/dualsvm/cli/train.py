@@ -111,11 +111,6 @@ def _cross_validate(args, params, X, y, report, common):
                 return 130
     for message in {str(w.message) for w in caught}:
         report.warn(message)
-    accuracy = 100.0 * float(np.mean(predicted == y))
-    if report.json_summary:
-        report.summary({**common, "cross_validation_folds": len(folds),
-                        "cross_validation_accuracy": accuracy,
-                        "seconds": time.perf_counter() - start})
-    else:
-        print("Cross Validation Accuracy = %g%%" % accuracy)
+    report.cross_validation_accuracy({**common, "cross_validation_folds": len(folds),
+                                      "seconds": time.perf_counter() - start}, predicted, y)
     return 0

@@ -272,19 +272,9 @@ def cross_validate(args, kind, params, X, y, report, common):
     fields = {**common, "cross_validation_folds": folds,
               "seconds": time.perf_counter() - start}
     if kind in ("epsilon_svr", "nu_svr"):
-        mse, scc = regression_scores(predicted, y)
-        if report.json_summary:
-            report.summary({**fields, "cross_validation_mean_squared_error": mse,
-                            "cross_validation_squared_correlation": scc})
-        else:
-            print("Cross Validation Mean squared error = %g" % mse)
-            print("Cross Validation Squared correlation coefficient = %g" % scc)
-        return 0
-    accuracy = 100.0 * float(np.mean(predicted == y))
-    if report.json_summary:
-        report.summary({**fields, "cross_validation_accuracy": accuracy})
+        report.cross_validation_regression(fields, *regression_scores(predicted, y))
     else:
-        print("Cross Validation Accuracy = %g%%" % accuracy)
+        report.cross_validation_accuracy(fields, predicted, y)
     return 0
 
 

@@ -91,13 +91,7 @@ def _cross_validate(args, params, X, y, cost, report, common):
         if "interrupted" in fit.status_:
             print("dualsvm: cross validation was interrupted", file=sys.stderr)
             return 130
-    mse, scc = regression_scores(predicted, y)
-    if report.json_summary:
-        report.summary({**common, "cross_validation_folds": folds,
-                        "cross_validation_mean_squared_error": mse,
-                        "cross_validation_squared_correlation": scc,
-                        "seconds": time.perf_counter() - start})
-    else:
-        print("Cross Validation Mean squared error = %g" % mse)
-        print("Cross Validation Squared correlation coefficient = %g" % scc)
+    report.cross_validation_regression({**common, "cross_validation_folds": folds,
+                                        "seconds": time.perf_counter() - start},
+                                       *regression_scores(predicted, y))
     return 0

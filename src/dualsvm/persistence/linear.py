@@ -110,14 +110,7 @@ def read_linear(path, meta, arrays):
         raise bad("class labels contain NaN or infinity")
     if len(np.unique(classes)) != k or not np.array_equal(np.sort(classes), classes):
         raise bad("class labels are not sorted and unique")
-    names = arrays.get("feature_names_in_")
-    if names is not None:
-        if names.dtype.kind != "U" or names.shape != (d,):
-            raise bad(f"feature_names_in_ has dtype {names.dtype} and shape {names.shape}")
-        names = names.astype(object)
-    n_iter = meta.get("n_iter")
-    if n_iter is not None and not (isinstance(n_iter, int) and n_iter >= 0):
-        raise bad(f"n_iter {n_iter!r}")
+    names, n_iter = _names_and_n_iter(meta, arrays, d, bad)
     params = params_from_json(meta, bad)
     # Crammer and Singer's model is one problem over all classes: one certificate
     n_certificates = 1 if params.get("multi_class") == "crammer_singer" else n_problems
@@ -180,6 +173,14 @@ def _read_single(path, meta, arrays, fit_class, offset, coef_shape):
         value = arrays[name]
         if value.dtype != np.float64 or value.shape != shape or not np.isfinite(value).all():
             raise bad(f"{name} must be finite float64 of shape {shape}")
+    names, n_iter = _names_and_n_iter(meta, arrays, d, bad)
+    return fit_class(params=params_from_json(meta, bad), coef_=arrays["coef_"],
+                     n_iter_=n_iter, feature_names_in_=names,
+                     **{offset: arrays[offset]}, **certificate_from_json(meta, 1, bad))
+
+
+def _names_and_n_iter(meta, arrays, d, bad):
+    """(feature_names_in_ as objects or None, n_iter or None) of a linear model file, checked."""
     names = arrays.get("feature_names_in_")
     if names is not None:
         if names.dtype.kind != "U" or names.shape != (d,):
@@ -188,6 +189,4 @@ def _read_single(path, meta, arrays, fit_class, offset, coef_shape):
     n_iter = meta.get("n_iter")
     if n_iter is not None and not (isinstance(n_iter, int) and n_iter >= 0):
         raise bad(f"n_iter {n_iter!r}")
-    return fit_class(params=params_from_json(meta, bad), coef_=arrays["coef_"],
-                     n_iter_=n_iter, feature_names_in_=names,
-                     **{offset: arrays[offset]}, **certificate_from_json(meta, 1, bad))
+    return names, n_iter
