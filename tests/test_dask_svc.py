@@ -352,6 +352,26 @@ def test_divide_and_conquer_stopped_returns_the_whole_problem_at_its_point(clien
     assert 0 < model.dual_[0] < local.dual_[0] <= model.primal_[0]
 
 
+def test_divide_and_conquer_loses_no_model_with_a_killed_worker(client, load):
+    """A worker killed after the first of two levels: its partition is rebuilt on a live
+    worker and started again, the next level runs from the client's point."""
+    X, y = load("ijcnn1_1000.bz2")
+    params = dict(C=4.0, gamma=2.0, tol=1e-4)
+    killed = []
+
+    def kill_one(record, model=None):
+        if record["epoch"] == 1 and not killed:
+            address, pid = sorted(client.run(os.getpid).items())[0]
+            os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker
+            killed.append(address)
+        return False
+
+    model = DaskSVC(solver="dc", dc_clusters=2, dc_levels=2, random_state=0, callback=kill_one,
+                    **params).fit(as_dask(X), y)
+    assert killed and model.history_[0][1]["rebuilt"] >= 1
+    assert_same_model(model, SVC(**params).fit(X, y), X)
+
+
 def test_divide_and_conquer_parameters_are_checked():
     X = da.zeros((10, 2), chunks=(5, 2))
     y = np.arange(10) % 2

@@ -58,9 +58,8 @@ the columns of the current B, and the iteration is redone; the other partitions
 see it was applied and only answer again.
 
 **Warm starts.** ``alpha`` (feasible, y'a = 0) starts every partition the same
-way; this is where a divide-and-conquer level plugs in: each worker solves the
-sub-problems of its clusters, and the last level is this solver started from
-their concatenated a.
+way; divide and conquer (:mod:`dualsvm.dask.divide_conquer`) finishes by this
+solver started from its last level's a.
 """
 
 import math
