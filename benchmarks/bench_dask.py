@@ -31,13 +31,14 @@ solver, and its ``solver='dc'``: divide and conquer's level on the workers, the 
 problem finished by the working sets) on LocalClusters of 1, 2 and 4 worker processes
 of one thread each, beside in-memory ``dualsvm.SVC`` (its solver 'auto': the working
 sets, on 1 and 2 threads; ``solver='dc'`` on 2 threads: its parts are solved by one
-thread a core whatever Numba's thread count), on ijcnn1 (the training file) and ijcnn1+t (training and test files, 141691 rows),
-RBF at the C and gamma of the grid search in
-``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py ``--part
-search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
-cluster; divide and conquer at its defaults, ``random_state=0``). All clusters run at once, idle but for the fit timed, so that the runs
-interleave. A dask fit's clock covers building its partitions from a dask array of
-the rows (the client's chunks sent to the workers; ``load s``) and its iterations.
+thread a core whatever Numba's thread count), on ijcnn1 (the training file) and
+ijcnn1+t (training and test files, 141691 rows), RBF at the C and gamma of the grid
+search in ``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py
+``--part search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
+cluster; divide and conquer at its defaults, ``random_state=0``). All clusters run at
+once, idle but for the fit timed, so that the runs interleave. A dask fit's clock
+covers building its partitions from a dask array of the rows (the client's chunks sent
+to the workers; ``load s``) and its iterations.
 ``bytes/it``: between the client and the workers per iteration. The duals are
 compared with the in-memory one.
 

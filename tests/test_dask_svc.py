@@ -129,19 +129,26 @@ def test_a_warm_start_from_the_solution_needs_no_working_set(client, load):
     assert solver.certificate()[3] == pytest.approx(local.intercept_[0], abs=1e-5)  # y = +1: 1.0
 
 
+def kill_a_worker(client, epoch):
+    """A callback that kills a worker of ``client`` after ``epoch`` (the nanny starts a
+    new one), and the list of the killed."""
+    killed = []
+
+    def kill_one(record, model=None):
+        if record["epoch"] == epoch and not killed:
+            address, pid = sorted(client.run(os.getpid).items())[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(address)
+        return False
+
+    return kill_one, killed
+
+
 def test_a_killed_worker_loses_no_model(client, load):
     X, y = load("ijcnn1_1000.bz2")
     params = dict(C=4.0, gamma=2.0)
     local = SVC(**params).fit(X, y)
-    killed = []
-
-    def kill_one(record, model=None):
-        if record["epoch"] == 5 and not killed:
-            address, pid = sorted(client.run(os.getpid).items())[0]
-            os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker
-            killed.append(address)
-        return False
-
+    kill_one, killed = kill_a_worker(client, 5)
     model = DaskSVC(callback=kill_one, working_set=16, **params).fit(as_dask(X), y)
     assert killed and model.history_[0][-1]["rebuilt"] >= 1
     assert model.n_iter_[0] > 5
@@ -357,15 +364,7 @@ def test_divide_and_conquer_loses_no_model_with_a_killed_worker(client, load):
     worker and started again, the next level runs from the client's point."""
     X, y = load("ijcnn1_1000.bz2")
     params = dict(C=4.0, gamma=2.0, tol=1e-4)
-    killed = []
-
-    def kill_one(record, model=None):
-        if record["epoch"] == 1 and not killed:
-            address, pid = sorted(client.run(os.getpid).items())[0]
-            os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker
-            killed.append(address)
-        return False
-
+    kill_one, killed = kill_a_worker(client, 1)
     model = DaskSVC(solver="dc", dc_clusters=2, dc_levels=2, random_state=0, callback=kill_one,
                     **params).fit(as_dask(X), y)
     assert killed and model.history_[0][1]["rebuilt"] >= 1

@@ -106,7 +106,7 @@ def solve_cluster(pieces, start, start_slack, kernel, loss, tol, cache_size, max
                                 np.concatenate([p[2] for p in pieces])[order], loss, "exact",
                                 kernel, cache_size)
     deadline = None if seconds is None else time.perf_counter() + seconds
-    solution = solve_part(problem, start, start_slack, tol,
+    solution = solve_part(problem, start, start_slack, tol,  # SMO with shrinking, as in memory
                           partial(part_build, "smo", True, max_iter),
                           Stopping(deadline=deadline, monitor=False))
     return ids[order], solution
@@ -162,7 +162,7 @@ class ClusterDivideAndConquer:
         self.deadline = deadline
         self.tol = float(params["tol"])
         self._start(range(len(partitions)))
-        members = self._run_all(pair_members, [()] * len(partitions))
+        members = self.partitions.run_all(pair_members, [()] * len(partitions), self._start)
         self.members = [ids for ids, _ in members]  # each partition's rows of the pair
         ids = np.concatenate(self.members)
         y = np.concatenate([y for _, y in members])
@@ -342,7 +342,7 @@ class ClusterDivideAndConquer:
         every row, {cluster: (row numbers, PartSolution)}, bytes of rows moved
         between workers), or None when a worker was lost (its partitions rebuilt)."""
         partitions = self.partitions
-        answers = self._run_all(assign_rows, [(clusters,)] * len(partitions))
+        answers = self.partitions.run_all(assign_rows, [(clusters,)] * len(partitions), self._start)
         k = clusters.n_clusters
         part = np.empty(len(self.ids), dtype=np.int64)
         held = np.zeros((len(partitions), k))  # rows of each cluster on each partition
@@ -397,19 +397,11 @@ class ClusterDivideAndConquer:
         self.partitions.rebuild(lost)
         self._start(lost)
 
-    def _run_all(self, function, args):
-        """Partitions.run on every partition until none is lost."""
-        while True:
-            results, lost = self.partitions.run(function, args)
-            if results is not None:
-                return results
-            self._start(lost)
-
     def _rows(self, ids):
         """The rows of ``ids`` (row numbers of the pair), in that order, from their
         partitions."""
         wanted = [np.intersect1d(mine, ids) for mine in self.partitions.ids]
-        found = self._run_all(pair_rows, [(w,) for w in wanted])
+        found = self.partitions.run_all(pair_rows, [(w,) for w in wanted], self._start)
         got = np.concatenate(wanted)  # sorted within each partition only
         sorter = np.argsort(got)
         return stack_rows([r for r, _ in found])[sorter[np.searchsorted(got, ids, sorter=sorter)]]

@@ -356,6 +356,15 @@ class Partitions:
         self.rebuild(lost)
         return None, lost
 
+    def run_all(self, function, args, restore):
+        """:meth:`run` on every partition until none is lost, ``restore(lost)``
+        setting the rebuilt ones up again after each loss; the results."""
+        while True:
+            results, lost = self.run(function, args)
+            if results is not None:
+                return results
+            restore(lost)
+
     def rebuild(self, lost):
         """Build the partitions ``lost`` (with their workers) again, on live workers."""
         self.workers = live_workers(self.client)
@@ -467,7 +476,8 @@ class PairSolver:
         if not self.settled:  # stopped during a round trip (Ctrl-C): settle it
             self._exchange()
         b = self.intercept
-        results = self._run_all(pair_support, [(b,)] * len(self.partitions))
+        results = self.partitions.run_all(pair_support, [(b,)] * len(self.partitions),
+                                           self._start)
         ids = np.concatenate([r[0] for r in results])
         order = np.argsort(ids, kind="stable")
         self.support_ids = ids[order]
@@ -506,20 +516,13 @@ class PairSolver:
                 "new_rows": None if rows is None else rows[new], "q": self.q,
                 "intercept": self.intercept}
 
-    def _run_all(self, function, args):
-        """Partitions.run until no partition is lost, restoring the rebuilt ones."""
-        while True:
-            results, lost = self.partitions.run(function, args)
-            if results is not None:
-                return results
-            self._start(lost)
-
     def _exchange(self):
         """Send the request to every partition; merge their candidates, select the
         next working set (and the maximal violation), sum the certificate."""
         self.settled = False
         started = time.perf_counter()
-        results = self._run_all(pair_round, [(self.request,)] * len(self.partitions))
+        results = self.partitions.run_all(pair_round, [(self.request,)] * len(self.partitions),
+                                           self._start)
         self.settled = True
         self.exchange_seconds += time.perf_counter() - started
         self.worker_seconds += max(r["seconds"] for r in results)
