@@ -27,15 +27,18 @@ case of rows split by source, where sigma'_min is 1 instead of K. It is trained
 from a dask array; Spark does not run on it.
 
 **Kernel part** (``--part kernel``): ``dualsvm.dask.SVC`` (the distributed working-set
-solver) on LocalClusters of 1, 2 and 4 worker processes of one thread each, beside
-in-memory ``dualsvm.SVC`` (its solver 'auto': the working sets, on 1 and 2 threads),
-on ijcnn1 (the training file) and ijcnn1+t (training and test files, 141691 rows),
-RBF at the C and gamma of the grid search in
-``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py ``--part
-search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
-cluster). All clusters run at once, idle but for the fit timed, so that the runs
-interleave. A dask fit's clock covers building its partitions from a dask array of
-the rows (the client's chunks sent to the workers; ``load s``) and its iterations.
+solver, and its ``solver='dc'``: divide and conquer's level on the workers, the whole
+problem finished by the working sets) on LocalClusters of 1, 2 and 4 worker processes
+of one thread each, beside in-memory ``dualsvm.SVC`` (its solver 'auto': the working
+sets, on 1 and 2 threads; ``solver='dc'`` on 2 threads: its parts are solved by one
+thread a core whatever Numba's thread count), on ijcnn1 (the training file) and
+ijcnn1+t (training and test files, 141691 rows), RBF at the C and gamma of the grid
+search in ``benchmarks/results/kernel_tuned_params.json`` (written by bench_kernel.py
+``--part search``), the same tol (1e-3) and cache (``--cache-mb``, per worker for the
+cluster; divide and conquer at its defaults, ``random_state=0``). All clusters run at
+once, idle but for the fit timed, so that the runs interleave. A dask fit's clock
+covers building its partitions from a dask array of the rows (the client's chunks sent
+to the workers; ``load s``) and its iterations.
 ``bytes/it``: between the client and the workers per iteration. The duals are
 compared with the in-memory one.
 
@@ -205,7 +208,9 @@ def kernel_in_memory(X, y, params, threads):
 
 
 def kernel_on_cluster(client, X, y, params, workers):
-    """dualsvm.dask.SVC on ``client``'s cluster, the rows in one chunk a worker."""
+    """dualsvm.dask.SVC on ``client``'s cluster, the rows in one chunk a worker (solver
+    'dc': ``levels s`` and ``level MB``, the levels' seconds and bytes; the other
+    columns are the final working sets')."""
     import dask.array as da
 
     from dualsvm.dask import SVC
@@ -216,14 +221,19 @@ def kernel_on_cluster(client, X, y, params, workers):
         model.fit(Xd, y)
     history = model.history_[0]
     last = history[-1]
-    return model, {"solver": f"dask SVC, {workers} worker(s)", "threads": f"{workers} x 1",
-                   **clock.timing, "iterations": int(model.n_iter_[0]),
+    levels = [r for r in history if r.get("level", 0) > 0]
+    final = history[len(levels):]
+    dc = {"levels_seconds": levels[-1]["seconds"],
+          "level_bytes": float(sum(r["bytes"] for r in levels))} if levels else {}
+    name = "dask SVC" if model.solver == "ws" else "dask SVC(solver='dc')"
+    return model, {"solver": f"{name}, {workers} worker(s)", "threads": f"{workers} x 1",
+                   **clock.timing, "iterations": int(last["outer_iterations"]),
                    "load_seconds": clock.seconds - last["seconds"],
                    "exchange_seconds": last["exchange_seconds"],
                    "worker_seconds": last["worker_seconds"],
-                   "bytes_per_iteration": float(np.mean([r["bytes"] for r in history])),
+                   "bytes_per_iteration": float(np.mean([r["bytes"] for r in final])),
                    "kernel_evaluations": int(last["kernel_evaluations"]),
-                   "working_set": int(last["working_set"])}
+                   "working_set": int(last["working_set"]), **dc}
 
 
 def kernel_part(args):
@@ -240,15 +250,21 @@ def kernel_part(args):
     clients = {w: Client(cluster, set_as_default=False) for w, cluster in clusters.items()}
     try:
         tiny = (np.eye(40, 22) + 0.1, np.arange(40) % 2)
+        dc = dict(common, solver="dc", random_state=0)
         for w, client in clients.items():  # compile on every worker before any clock
-            kernel_on_cluster(client, *tiny, common, w)
+            for params in (common, dc):
+                kernel_on_cluster(client, *tiny, params, w)
         kernel_in_memory(*tiny, common, 1)
+        kernel_in_memory(*tiny, dc, 2)
         for name in args.kernel_sets:
             X, y, Xt, yt = kernel_data(name)
             fits = {f"memory-{t}": (lambda t=t: kernel_in_memory(X, y, common, t))
                     for t in (1, 2)}
-            fits.update({f"dask-{w}": (lambda w=w: kernel_on_cluster(clients[w], X, y, common, w))
-                         for w in args.workers_list})
+            fits["memory-dc-2"] = lambda: kernel_in_memory(X, y, dc, 2)
+            for key, params in (("dask", common), ("dask-dc", dc)):
+                fits.update({f"{key}-{w}": (lambda w=w, params=params:
+                                            kernel_on_cluster(clients[w], X, y, params, w))
+                             for w in args.workers_list})
             models = {}
 
             def timed(fit, key):
@@ -295,27 +311,35 @@ def kernel_markdown(record, args):
              "trips (the iterations but the client's sub-problems); `worker s`: the busiest "
              "worker's part of them. `q`: the working set. `bytes/it`: between the client "
              "and the workers per iteration. `dual vs memory`: (D - D_memory) / D_memory, "
-             "against in-memory SVC on 2 threads.\n"]
+             "against in-memory SVC on 2 threads. Divide and conquer (`solver='dc'`, its "
+             "defaults: one level of about n / 2000 clusters): `levels s`, the level "
+             "(clustering, assignment, the clusters' SMO on the workers) inside the wall "
+             "time; `level MB`, the bytes it moved (each cluster's rows sent to the worker "
+             "that solves it, the sample, a and the slacks); the columns from `exchange s` to "
+             "`KB/it` are its final working sets'. In-memory `iterations`: the solver's own "
+             "(SMO steps for 'dc').\n"]
     current = None
     for r in record["results"]:
         if r["data"] != current:
             current = r["data"]
             lines += [f"\n## {current}: n = {r['n']}, d = {r['d']}, C = {r['C']:g}, "
                       f"gamma = {r['gamma']:g}, best of {r['repeats']}\n",
-                      "| solver | threads | wall s | load s | exchange s | worker s | iterations "
-                      "| q | KB/it | kernel evals | dual | dual vs memory | nSV | test acc. | "
-                      "status |",
-                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                      "| solver | threads | wall s | load s | levels s | level MB | exchange s | "
+                      "worker s | iterations | q | KB/it | kernel evals | dual | dual vs memory "
+                      "| nSV | test acc. | status |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         nan = float("nan")
         accuracy = "" if r.get("accuracy") is None else f"{r['accuracy']:.4f}"
         lines.append(
             f"| {r['solver']} | {r['threads']} | {r['seconds']:.2f} | "
-            f"{r.get('load_seconds', nan):.2f} | {r.get('exchange_seconds', nan):.2f} | "
+            f"{r.get('load_seconds', nan):.2f} | {r.get('levels_seconds', nan):.2f} | "
+            f"{r.get('level_bytes', nan) / 1e6:.1f} | {r.get('exchange_seconds', nan):.2f} | "
             f"{r.get('worker_seconds', nan):.2f} | {r['iterations']} | "
             f"{r.get('working_set', '')} | {r.get('bytes_per_iteration', nan) / 1e3:.0f} | "
             f"{r.get('kernel_evaluations', '')} | {r['dual']:.10g} | "
             f"{r['dual_vs_memory']:+.1e} | {r['n_support']} | {accuracy} | {r['status']} |")
-    return page("Kernel SVC on Dask (the distributed working sets) and in memory", record, lines)
+    return page("Kernel SVC on Dask (the distributed working sets, divide and conquer) and in "
+                "memory", record, lines)
 
 
 def main():

@@ -110,6 +110,7 @@ LAYERS = {
     "dualsvm.solvers": 4,
     "dualsvm.training": 5, "dualsvm.outofcore": 5, "dualsvm.dask.cocoa": 5,
     "dualsvm.dask.inputs": 5, "dualsvm.dask.kernel_solver": 5, "dualsvm.dask._kernel_jit": 5,
+    "dualsvm.dask.divide_conquer": 5,
     "dualsvm.persistence": 6,
     "dualsvm.estimators": 7, "dualsvm.plotting": 7, "dualsvm.dask": 7, "dualsvm.onnx": 7,
     "dualsvm.cli": 8, "dualsvm.__main__": 8, "dualsvm": 8,

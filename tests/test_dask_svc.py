@@ -129,19 +129,26 @@ def test_a_warm_start_from_the_solution_needs_no_working_set(client, load):
     assert solver.certificate()[3] == pytest.approx(local.intercept_[0], abs=1e-5)  # y = +1: 1.0
 
 
+def kill_a_worker(client, epoch):
+    """A callback that kills a worker of ``client`` after ``epoch`` (the nanny starts a
+    new one), and the list of the killed."""
+    killed = []
+
+    def kill_one(record, model=None):
+        if record["epoch"] == epoch and not killed:
+            address, pid = sorted(client.run(os.getpid).items())[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(address)
+        return False
+
+    return kill_one, killed
+
+
 def test_a_killed_worker_loses_no_model(client, load):
     X, y = load("ijcnn1_1000.bz2")
     params = dict(C=4.0, gamma=2.0)
     local = SVC(**params).fit(X, y)
-    killed = []
-
-    def kill_one(record, model=None):
-        if record["epoch"] == 5 and not killed:
-            address, pid = sorted(client.run(os.getpid).items())[0]
-            os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker
-            killed.append(address)
-        return False
-
+    kill_one, killed = kill_a_worker(client, 5)
     model = DaskSVC(callback=kill_one, working_set=16, **params).fit(as_dask(X), y)
     assert killed and model.history_[0][-1]["rebuilt"] >= 1
     assert model.n_iter_[0] > 5
@@ -276,3 +283,103 @@ def test_ijcnn1_is_the_in_memory_model(client, load_benchmark):
     Xt, yt = load_benchmark("ijcnn1.t.bz2", 22)
     assert model.score(as_dask(Xt.toarray(), 4), yt) == pytest.approx(local.score(Xt, yt),
                                                                      abs=1e-4)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_divide_and_conquer_with_weights_is_the_in_memory_model(client, load, layout):
+    """Two levels (4 clusters, then 2) solved on the workers, the whole problem finished by
+    the working sets from their point: in-memory SVC's model."""
+    X, y = load("ijcnn1_1000.bz2")
+    X = X.toarray() if layout == "dense" else X
+    weight = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    weight[::13] = 0.0
+    params = dict(C=4.0, gamma=2.0, class_weight="balanced", tol=1e-4)
+    dc = dict(solver="dc", dc_clusters=2, dc_levels=2, random_state=3)
+    local = SVC(**params).fit(X, y, sample_weight=weight)
+    model = DaskSVC(**params, **dc).fit(as_dask(X), y, sample_weight=weight)
+    assert_same_model(model, local, X)
+    assert model.to_fit().solver_used_ == "dask-dc" and model.to_fit().cluster_models_ is None
+    records = model.history_[0]
+    assert [r["level"] for r in records[:2]] == [2, 1] and records[-1]["level"] == 0
+    assert [r["parts"] for r in records[:2]] == [4, 2] and all(r["bytes"] > 0 for r in records)
+
+
+def test_divide_and_conquer_multiclass_is_the_in_memory_model(client):
+    X, y = wine()
+    params = dict(C=10.0, gamma="scale", class_weight={1: 2.0}, tol=1e-4)
+    local = SVC(**params).fit(X, y)
+    model = DaskSVC(solver="dc", dc_clusters=3, random_state=0, **params).fit(as_dask(X, 4), y)
+    assert len(model.dual_) == 3 and model.n_partitions_ == 4
+    assert_same_model(model, local, X)
+
+
+@pytest.mark.parametrize("data", ["ijcnn1", "wine"])
+def test_early_prediction_is_in_memory_early_prediction(client, load, data):
+    """The same random_state draws the same samples, so the clusters, their models and
+    each row's nearest cluster are in-memory SVC(solver='dc', early_stop_level)'s; the
+    rows are decided by their cluster's model on the workers, lazily."""
+    if data == "ijcnn1":
+        X, y = load("ijcnn1_1000.bz2")
+        params = dict(C=4.0, gamma=2.0, dc_clusters=2, dc_levels=2, early_stop_level=1)
+    else:
+        X, y = wine()
+        params = dict(C=10.0, gamma=0.1, dc_clusters=2, early_stop_level=1)
+    params.update(solver="dc", random_state=7, tol=1e-4)
+    local = SVC(**params).fit(X, y)
+    model = DaskSVC(**params).fit(as_dask(X), y)
+    np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-9)
+    np.testing.assert_allclose(model.primal_, local.primal_, rtol=1e-9)
+    fit, expected = model.to_fit(), local.to_fit()
+    for ours, theirs in zip(fit.cluster_models_, expected.cluster_models_):
+        assert ours.level == theirs.level == 1
+        np.testing.assert_array_equal(ours.clusters.labels, theirs.clusters.labels)
+        np.testing.assert_allclose(ours.intercepts, theirs.intercepts, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(model.support_, local.support_)
+    decision = model.decision_function(as_dask(X))
+    assert isinstance(decision, da.Array)
+    np.testing.assert_allclose(decision.compute(), local.decision_function(X), atol=1e-9)
+    np.testing.assert_array_equal(model.predict(as_dask(X)).compute(), local.predict(X))
+    assert model.to_local().score(X, y) == local.score(X, y)
+
+
+def test_divide_and_conquer_stopped_returns_the_whole_problem_at_its_point(client, load):
+    """Ctrl-C after the first of two levels: the model is the whole problem's at that
+    level's point, certified by the working-set solver (a dual below the optimum)."""
+    X, y = load("heart_scale")
+
+    def interrupt(record, model=None):
+        if record["epoch"] == 1:
+            raise KeyboardInterrupt
+
+    with pytest.warns(ConvergenceWarning, match="interrupted"):
+        model = DaskSVC(C=2.0, gamma=0.2, solver="dc", dc_clusters=2, dc_levels=2,
+                        random_state=0, callback=interrupt).fit(as_dask(X), y)
+    local = SVC(C=2.0, gamma=0.2).fit(X, y)
+    assert model.status_ == ["interrupted"] and model.to_fit().cluster_models_ is None
+    assert 0 < model.dual_[0] < local.dual_[0] <= model.primal_[0]
+
+
+def test_divide_and_conquer_loses_no_model_with_a_killed_worker(client, load):
+    """A worker killed after the first of two levels: its partition is rebuilt on a live
+    worker and started again, the next level runs from the client's point."""
+    X, y = load("ijcnn1_1000.bz2")
+    params = dict(C=4.0, gamma=2.0, tol=1e-4)
+    kill_one, killed = kill_a_worker(client, 1)
+    model = DaskSVC(solver="dc", dc_clusters=2, dc_levels=2, random_state=0, callback=kill_one,
+                    **params).fit(as_dask(X), y)
+    assert killed and model.history_[0][1]["rebuilt"] >= 1
+    assert_same_model(model, SVC(**params).fit(X, y), X)
+
+
+def test_divide_and_conquer_parameters_are_checked():
+    X = da.zeros((10, 2), chunks=(5, 2))
+    y = np.arange(10) % 2
+    for params, message in ((dict(solver="smo"), "solver is 'ws' or 'dc'"),
+                            (dict(dc_levels=2), "apply to solver='dc' only"),
+                            (dict(early_stop_level=1), "apply to solver='dc' only"),
+                            (dict(solver="dc", dc_levels=2, early_stop_level=3),
+                             "above dc_levels=2"),
+                            (dict(solver="dc", dc_clusters=1), "'dc_clusters' parameter"),
+                            (dict(solver="dc", dc_sample_size=0), "'dc_sample_size' parameter")):
+        with pytest.raises(ValueError, match=message):
+            DaskSVC(**params).fit(X, y)

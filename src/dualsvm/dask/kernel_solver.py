@@ -58,9 +58,8 @@ the columns of the current B, and the iteration is redone; the other partitions
 see it was applied and only answer again.
 
 **Warm starts.** ``alpha`` (feasible, y'a = 0) starts every partition the same
-way; this is where a divide-and-conquer level plugs in: each worker solves the
-sub-problems of its clusters, and the last level is this solver started from
-their concatenated a.
+way; divide and conquer (:mod:`dualsvm.dask.divide_conquer`) finishes by this
+solver started from its last level's a.
 """
 
 import math
@@ -354,12 +353,25 @@ class Partitions:
         if not lost:
             return [f.result() for f in futures], []
         lost = [which[i] for i in lost]
+        self.rebuild(lost)
+        return None, lost
+
+    def run_all(self, function, args, restore):
+        """:meth:`run` on every partition until none is lost, ``restore(lost)``
+        setting the rebuilt ones up again after each loss; the results."""
+        while True:
+            results, lost = self.run(function, args)
+            if results is not None:
+                return results
+            restore(lost)
+
+    def rebuild(self, lost):
+        """Build the partitions ``lost`` (with their workers) again, on live workers."""
         self.workers = live_workers(self.client)
         for k in lost:
             self.holders[k] = self.workers[k % len(self.workers)]
             self.futures[k] = self.sources[k](self.holders[k])
             self.rebuilt += 1
-        return None, lost
 
 
 def payload_bytes(value):
@@ -464,7 +476,8 @@ class PairSolver:
         if not self.settled:  # stopped during a round trip (Ctrl-C): settle it
             self._exchange()
         b = self.intercept
-        results = self._run_all(pair_support, [(b,)] * len(self.partitions))
+        results = self.partitions.run_all(pair_support, [(b,)] * len(self.partitions),
+                                           self._start)
         ids = np.concatenate([r[0] for r in results])
         order = np.argsort(ids, kind="stable")
         self.support_ids = ids[order]
@@ -503,20 +516,13 @@ class PairSolver:
                 "new_rows": None if rows is None else rows[new], "q": self.q,
                 "intercept": self.intercept}
 
-    def _run_all(self, function, args):
-        """Partitions.run until no partition is lost, restoring the rebuilt ones."""
-        while True:
-            results, lost = self.partitions.run(function, args)
-            if results is not None:
-                return results
-            self._start(lost)
-
     def _exchange(self):
         """Send the request to every partition; merge their candidates, select the
         next working set (and the maximal violation), sum the certificate."""
         self.settled = False
         started = time.perf_counter()
-        results = self._run_all(pair_round, [(self.request,)] * len(self.partitions))
+        results = self.partitions.run_all(pair_round, [(self.request,)] * len(self.partitions),
+                                           self._start)
         self.settled = True
         self.exchange_seconds += time.perf_counter() - started
         self.worker_seconds += max(r["seconds"] for r in results)
@@ -610,10 +616,24 @@ def resolve_kernel(partitions, params, n_features):
                        coef0=params["coef0"])
 
 
-def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None):
+def ws_pair_solver(partitions, params):
+    """:func:`fit_pairs`'s ``pair_solver`` of the working sets: a :class:`PairSolver`
+    within ``max_iter`` working sets."""
+    max_iter = params["max_iter"]
+
+    def build(positive, negative, kernel, deadline):
+        solver = PairSolver(partitions, positive, negative, kernel, params["loss"], params["tol"],
+                            params["cache_size"] * 2**20, params["working_set"])
+        return solver, math.inf if max_iter < 0 else max_iter
+
+    return build
+
+
+def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None, pair_solver=None):
     """Train one binary model per pair of classes (LIBSVM's one-vs-one) on the
-    partitions, each by a :class:`PairSolver`, the pairs in turn; the model as
-    :func:`dualsvm.training.kernel.fit_kernel` lays it out.
+    partitions, each by ``pair_solver``'s solver (a :class:`PairSolver` by default),
+    the pairs in turn; the model as :func:`dualsvm.training.kernel.fit_kernel` lays
+    it out.
 
     Parameters
     ----------
@@ -627,6 +647,12 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None):
     n_features : int
     libsvm_labels : ndarray or None
         The classes in LIBSVM's order (None: not known).
+    pair_solver : callable or None
+        ``f(positive label, negative label, kernel, deadline) -> (solver, max_epochs)``:
+        a driver-interface solver of the pair that keeps, after ``finish()``, its
+        support vectors (``support_ids``, ``support_coef`` y_i a_i, ``support_rows``)
+        and may give early prediction's models (``cluster_models(support)``).
+        None: :func:`ws_pair_solver`'s.
 
     Returns
     -------
@@ -636,18 +662,17 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None):
     tasks = [BinaryTask(i, j, None, None, f"{format_label(classes[i])} vs "
                         f"{format_label(classes[j])}")
              for i, j in class_pairs(len(classes))]
-    max_iter = params["max_iter"]
+    pair_solver = pair_solver or ws_pair_solver(partitions, params)
+    time_limit = params["time_limit"]
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
 
     def build(task):
-        solver = PairSolver(partitions, classes[task.positive], classes[task.negative], kernel,
-                            params["loss"], params["tol"], params["cache_size"] * 2**20,
-                            params["working_set"])
-        return solver, solver, math.inf if max_iter < 0 else max_iter
+        solver, max_epochs = pair_solver(classes[task.positive], classes[task.negative], kernel,
+                                         deadline)
+        return solver, solver, max_epochs
 
-    time_limit = params["time_limit"]
-    solved = solve_tasks(tasks, build, Stopping(
-        callback=params["callback"], verbose=params["verbose"],
-        deadline=None if time_limit is None else time.perf_counter() + time_limit))
+    solved = solve_tasks(tasks, build, Stopping(callback=params["callback"],
+                                                verbose=params["verbose"], deadline=deadline))
     # the support vectors of every pair, grouped by class, in row order within a class
     ids = np.concatenate([s.solver.support_ids for s in solved])
     label = np.concatenate([np.where(s.solver.support_coef > 0, s.task.positive,
@@ -671,6 +696,8 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None):
                          "hold values too large for the kernel (the squared distances or "
                          "products overflow); scale it, e.g. with StandardScaler")
     results = [s.result for s in solved]
+    early = [s.solver.cluster_models(support) if hasattr(s.solver, "cluster_models") else None
+             for s in solved]
     return KernelFit(
         params={k: v for k, v in params.items() if k != "callback"},  # sent to the workers
         kernel=kernel, classes_=np.asarray(classes),
@@ -680,5 +707,6 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None):
         n_iter_=np.array([s.solver.n_iter for s in solved], dtype=np.int64),
         primal_=np.array([r.primal for r in results]), dual_=np.array([r.dual for r in results]),
         gap_=np.array([r.gap for r in results]), status_=[r.status for r in results],
-        history_=[r.history for r in results], solver_used_="dask-ws", kind="c_svc",
-        libsvm_labels=libsvm_labels)
+        history_=[r.history for r in results], solver_used_=f"dask-{params.get('solver', 'ws')}",
+        kind="c_svc", libsvm_labels=libsvm_labels,
+        cluster_models_=early if any(m is not None for m in early) else None)

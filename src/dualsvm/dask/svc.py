@@ -10,8 +10,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..data.validation import class_weights, sample_costs
 from ..estimators.svc import SVC as LocalSVC
 from ..training.fitted import libsvm_label_order
+from ..training.kernel import dc_parameters
+from .divide_conquer import dc_pair_solver
 from .inputs import ArrayData, DirectoryData, accuracy, current_client, is_dask
 from .kernel_solver import KernelPartition, Partitions, fit_pairs
+
+#: The solvers of the cluster: the distributed working sets, divide and conquer.
+SOLVERS = ("ws", "dc")
 
 
 class SVC(ClassifierMixin, BaseEstimator):
@@ -27,6 +32,13 @@ class SVC(ClassifierMixin, BaseEstimator):
     at LIBSVM's tolerance ``tol`` as ``SVC(solver='ws')`` does, and every binary
     model comes with its duality gap.
 
+    ``solver='dc'`` is :class:`dualsvm.SVC`'s divide and conquer on the cluster
+    (:mod:`dualsvm.dask.divide_conquer`): each level's clusters are solved on the
+    workers side by side (each cluster's rows sent worker to worker to the one that
+    solves it), and the whole problem is finished by the working sets from their
+    solution; with ``early_stop_level`` the model is the level's cluster models,
+    each row predicted by its nearest cluster's model on the workers.
+
     Runs on the current ``distributed.Client``, or on a LocalCluster it starts
     and closes when there is none.
 
@@ -41,6 +53,12 @@ class SVC(ClassifierMixin, BaseEstimator):
     working_set : int or None, default=None
         q, the variables of each sub-problem (None: as ``SVC(solver='ws')`` chooses
         it for the rows, at most half the columns a partition's cache holds).
+    solver : {'ws', 'dc'}, default='ws'
+        The distributed working sets, or divide and conquer whose last level they
+        run.
+    random_state, dc_clusters, dc_levels, dc_sample_size, early_stop_level :
+        As in :class:`dualsvm.SVC` (``solver='dc'`` only); the same values give the
+        same clusters and levels as ``dualsvm.SVC(solver='dc')``.
     n_partitions : int or None, default=None
         Partitions K: None for the row chunks of a dask array or one per worker
         for a block directory; an int rechunks an array into K row chunks.
@@ -58,7 +76,9 @@ class SVC(ClassifierMixin, BaseEstimator):
     def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
                  loss="hinge", tol=1e-3, cache_size=200, class_weight=None, max_iter=-1,
                  working_set=None, n_partitions=None, time_limit=None, callback=None,
-                 verbose=0, decision_function_shape="ovr", break_ties=False):
+                 verbose=0, decision_function_shape="ovr", break_ties=False, solver="ws",
+                 random_state=None, dc_clusters="auto", dc_levels=1, dc_sample_size=2000,
+                 early_stop_level=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -76,6 +96,12 @@ class SVC(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
+        self.solver = solver
+        self.random_state = random_state
+        self.dc_clusters = dc_clusters
+        self.dc_levels = dc_levels
+        self.dc_sample_size = dc_sample_size
+        self.early_stop_level = early_stop_level
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on a dask array X (chunked by rows; dense or scipy.sparse chunks) with
@@ -112,7 +138,10 @@ class SVC(ClassifierMixin, BaseEstimator):
                                                   ids[k], data.where(k))
 
             partitions = Partitions(client, [source(k) for k in range(data.n_partitions)], ids)
-            fit = fit_pairs(partitions, classes, params, data.n_features, libsvm_labels)
+            pair_solver = dc_pair_solver(partitions, params, data.n_features) \
+                if self.solver == "dc" else None
+            fit = fit_pairs(partitions, classes, params, data.n_features, libsvm_labels,
+                            pair_solver)
         self._fit = fit
         self._local = self.to_local().set_params(callback=None)  # what predictions send out
         for name in ("classes_", "support_", "support_vectors_", "n_support_", "dual_coef_",
@@ -134,6 +163,10 @@ class SVC(ClassifierMixin, BaseEstimator):
                              "spread over the workers")
         shared = {k: v for k, v in params.items() if k not in ("working_set", "n_partitions")}
         LocalSVC(**shared)._validate_params()
+        if self.solver not in SOLVERS:
+            raise ValueError(f"dualsvm.dask.SVC's solver is 'ws' or 'dc', got "
+                             f"{self.solver!r}: the others run in one process (dualsvm.SVC)")
+        dc_parameters(params)
         for name in ("working_set", "n_partitions"):
             value = params[name]
             if value is not None and not (isinstance(value, (int, np.integer))

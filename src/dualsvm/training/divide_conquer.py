@@ -97,12 +97,20 @@ def split_rows(problem, pool, n_parts, sample_size, rng):
     (:class:`~dualsvm.kernels.clustering.KernelClusters`), and the cluster of every
     row of the problem (int64, shape (n,))."""
     X = problem.X
-    wanted = max(sample_size, SAMPLE_PER_CLUSTER * n_parts)
-    if problem.kernel.name != "precomputed":
-        wanted = sample_limit(X.shape[1], wanted)
-    sample = rng.choice(pool, size=min(wanted, len(pool)), replace=False)
-    clusters = KernelClusters.fit(problem.kernel, X, np.sort(sample), n_parts, rng)
+    n_features = None if problem.kernel.name == "precomputed" else X.shape[1]
+    sample = sample_rows(pool, n_parts, sample_size, n_features, rng)
+    clusters = KernelClusters.fit(problem.kernel, X, sample, n_parts, rng)
     return clusters, clusters.assign(X)
+
+
+def sample_rows(pool, n_parts, sample_size, n_features, rng):
+    """The rows of ``pool`` that kernel k-means clusters into ``n_parts``, sorted: a
+    random sample of ``sample_size`` of them (at least ``SAMPLE_PER_CLUSTER`` a
+    part), cut to ``sample_limit`` of ``n_features`` (None: the precomputed kernel)."""
+    wanted = max(sample_size, SAMPLE_PER_CLUSTER * n_parts)
+    if n_features is not None:
+        wanted = sample_limit(n_features, wanted)
+    return np.sort(rng.choice(pool, size=min(wanted, len(pool)), replace=False))
 
 
 @dataclass
