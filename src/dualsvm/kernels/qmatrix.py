@@ -4,13 +4,16 @@ How a solver gets columns
 -------------------------
 A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 
-* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables, points)``:
+* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables, points,
+  shared)``:
   the training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm.data.rows`),
   labels, squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
   vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
   the map of variables to rows (below; None for one variable a row), and
   ``(Zt, values)``: the rows by feature as a dense (d, n) array with a float64
-  vector of n (both empty when not kept; see "Complete columns");
+  vector of n (both empty when not kept; see "Complete columns"), and whether
+  a column can be long enough to share among threads (True, or None when the
+  rows are fewer than the threshold: the threaded filler is then not compiled);
 * ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
   slot_length)``:
   a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
@@ -176,8 +179,12 @@ class QMatrix:
             tags = np.full((MIN_SLOTS, 4), -1, dtype=np.int64)  # variable, length, generation, use
             variables = (self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
                          np.zeros((MIN_SLOTS, n), np.float32), tags)
+        # typed none below the size that shares a column among threads, so that a
+        # small problem's first fit does not compile the threaded filler
+        shared = True if n_rows >= (_PARALLEL_ENTRIES if len(work) else
+                                    _PARALLEL_ENTRIES_DENSE) else None
         self.data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
-                     variables, points)
+                     variables, points, shared)
         buffers = 0 if variables is None else variables[3].nbytes
         room = cache_bytes - self.block_bytes - buffers - self.points.nbytes
         self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
@@ -503,7 +510,7 @@ def _cached_column(data, cache, j, active, m):
         start, m = 0, n
     # work (the CSR accumulator) is empty for dense rows
     elif m - start >= (_PARALLEL_ENTRIES if len(data[4]) else _PARALLEL_ENTRIES_DENSE):
-        _fill_parallel(*data[:6], j, active, start, m, column)
+        _fill_parallel(data[8], *data[:6], j, active, start, m, column)
     else:
         _fill_serial(*data[:6], j, active, start, m, column)
     slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
@@ -572,21 +579,27 @@ def _fill_parallel_body(rows, y, sq_norms, params, work, by_feature, j, active, 
 _PARALLEL_FILLS = {}
 
 
-def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+def _fill_parallel(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                   column):
     """_fill_parallel_body compiled (eagerly, as _fill_signature says) for the row
     layout of the caller only, when the caller compiles: a dense fit does not compile
-    the CSR ones."""
+    the CSR ones, and a problem too small to share a column (``shared`` None) none."""
 
 
 @overload(_fill_parallel, jit_options={"cache": True, "nogil": True})
-def _fill_parallel_for(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
-                       column):
+def _fill_parallel_for(shared, rows, y, sq_norms, params, work, by_feature, j, active, start,
+                       m, column):
+    if isinstance(shared, types.NoneType):
+        return (lambda shared, rows, y, sq_norms, params, work, by_feature, j, active, start,
+                m, column: _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active,
+                                        start, m, column))
     if rows not in _PARALLEL_FILLS:
         _PARALLEL_FILLS[rows] = njit(_fill_signature(rows), cache=True, nogil=True,
                                      parallel=True)(_fill_parallel_body)
     fill = _PARALLEL_FILLS[rows]
-    return (lambda rows, y, sq_norms, params, work, by_feature, j, active, start, m, column:
-            fill(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column))
+    return (lambda shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+            column: fill(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                         column))
 
 
 @njit(cache=True, nogil=True)
