@@ -225,7 +225,12 @@ class QMatrix:
         slot = self.cache[1][j] if self.row_of is None else -1
         if slot >= 0 and self.cache[3][slot] != COMPLETE:
             self.cache[6][slot] = 0  # held in a solver's active order, not 0..n-1: recompute
-        return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
+        return self.column_view(j, self._all, self.n).astype(np.float64)
+
+    def column_view(self, j, active, m):
+        """Column j valid at ``active[:m]`` as compiled code gets it (:func:`q_column`):
+        a float32 view of its cache slot."""
+        return _column_view(self.data, self.cache, j, active, m)
 
     def column_chunks(self, cols, n_rows):
         """cols in pieces whose block of n_rows rows (and the dense copy of the
@@ -362,7 +367,7 @@ class QMatrix:
         # the cache slots hold the rows' columns, not the variables'
         if self.row_of is not None:
             raise ValueError(f"QMatrix.{name} stores variables' columns in the cache: "
-                             "not available with row_of (use q_column or block)")
+                             "not available with row_of (use column_view or block)")
 
     def matrix(self, max_bytes=None):
         """All of Q as an (n, n) float64 array; ValueError if above max_bytes."""
@@ -421,27 +426,26 @@ def claim_columns(cache, cols, col_slots):
     return np.flatnonzero(missing)
 
 
-@njit(cache=True, nogil=True)
 def q_column(data, cache, j, active, m):
-    """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view."""
-    return _column(data[6], data, cache, j, active, m)
+    """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view.
+
+    For compiled code (from Python: :meth:`QMatrix.column_view`). Its body is
+    :func:`_cached_column` (one variable a row: ``data[6]`` is None) or
+    :func:`_variable_column`, chosen by type where the caller compiles, so that each
+    compiles only its own, with no layer between: every compiled function above the
+    column code compiles all of it again."""
 
 
-def _column(variables, data, cache, j, active, m):
-    """_cached_column (one variable a row: ``variables`` is None) or _variable_column,
-    chosen by type where q_column compiles, so that each compiles only its own."""
-
-
-@overload(_column, jit_options={"cache": True, "nogil": True})
-def _column_by_type(variables, data, cache, j, active, m):
-    if isinstance(variables, types.NoneType):
-        return lambda variables, data, cache, j, active, m: _cached_column(
-            data, cache, j, active, m)
-    return lambda variables, data, cache, j, active, m: _variable_column(
-        data, cache, j, active, m)
+@overload(q_column, jit_options={"cache": True, "nogil": True})
+def _q_column_by_type(data, cache, j, active, m):
+    return _cached_column if isinstance(data.types[6], types.NoneType) else _variable_column
 
 
 @njit(cache=True, nogil=True)
+def _column_view(data, cache, j, active, m):
+    return q_column(data, cache, j, active, m)
+
+
 def _variable_column(data, cache, j, active, m):
     """Column j of Q over variables mapped to rows: gathered from the complete kernel
     column of row_of[j] (cached) with the signs, into the least recently used buffer
@@ -459,7 +463,7 @@ def _variable_column(data, cache, j, active, m):
             return buffers[b]
         if tags[b, 3] < tags[oldest, 3]:
             oldest = b
-    kernel = _cached_column(data, cache, row_of[j], every_row, len(every_row))
+    kernel = _cached_column_jit(data, cache, row_of[j], every_row, len(every_row))
     out = buffers[oldest]
     s_j = sign[j]
     if 2 * m >= n:  # the whole column, in order (module docstring)
@@ -478,7 +482,6 @@ def _variable_column(data, cache, j, active, m):
     return out
 
 
-@njit(cache=True, nogil=True)
 def _cached_column(data, cache, j, active, m):
     """Column j of the cached matrix (one variable a row), as q_column describes."""
     slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
@@ -518,6 +521,9 @@ def _cached_column(data, cache, j, active, m):
     counters[EVALUATIONS] += m - start
     counters[MISSES] += 1
     return column
+
+
+_cached_column_jit = njit(cache=True, nogil=True)(_cached_column)
 
 
 def dense_enough(X):
