@@ -511,11 +511,8 @@ def _cached_column(data, cache, j, active, m):
         for i in range(n):
             column[i] = np.float32(y[i] * y_j * values[i])
         start, m = 0, n
-    # work (the CSR accumulator) is empty for dense rows
-    elif m - start >= (_PARALLEL_ENTRIES if len(data[4]) else _PARALLEL_ENTRIES_DENSE):
-        _fill_parallel(data[8], *data[:6], j, active, start, m, column)
     else:
-        _fill_serial(*data[:6], j, active, start, m, column)
+        _fill_entries(data[8], *data[:6], j, active, start, m, column)
     slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
     slot_length[s] = m
     counters[EVALUATIONS] += m - start
@@ -585,37 +582,48 @@ def _fill_parallel_body(rows, y, sq_norms, params, work, by_feature, j, active, 
 _PARALLEL_FILLS = {}
 
 
-def _fill_parallel(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
-                   column):
-    """_fill_parallel_body compiled (eagerly, as _fill_signature says) for the row
-    layout of the caller only, when the caller compiles: a dense fit does not compile
-    the CSR ones, and a problem too small to share a column (``shared`` None) none."""
+def _fill_entries(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                  column):
+    """column[i] = Q_ij for i in active[start:m]: shared among the threads
+    (_fill_parallel_body) from _PARALLEL_ENTRIES entries (dense rows:
+    _PARALLEL_ENTRIES_DENSE), else in this thread (_fill_serial). Compiled for the
+    caller's row layout only (a dense fit does not compile the CSR filler), and
+    without the threaded one for a problem too small to share a column (``shared``
+    None), the body of _fill_serial then being this function's."""
 
 
-@overload(_fill_parallel, jit_options={"cache": True, "nogil": True})
-def _fill_parallel_for(shared, rows, y, sq_norms, params, work, by_feature, j, active, start,
-                       m, column):
+@overload(_fill_entries, jit_options={"cache": True, "nogil": True})
+def _fill_entries_for(shared, rows, y, sq_norms, params, work, by_feature, j, active, start,
+                      m, column):
     if isinstance(shared, types.NoneType):
-        return (lambda shared, rows, y, sq_norms, params, work, by_feature, j, active, start,
-                m, column: _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active,
-                                        start, m, column))
+        return _fill_serial
     if rows not in _PARALLEL_FILLS:
         _PARALLEL_FILLS[rows] = njit(_fill_signature(rows), cache=True, nogil=True,
                                      parallel=True)(_fill_parallel_body)
-    fill = _PARALLEL_FILLS[rows]
-    return (lambda shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
-            column: fill(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
-                         column))
+    fill_parallel = _PARALLEL_FILLS[rows]
+
+    def fill(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+        # work (the CSR accumulator) is empty for dense rows
+        if m - start >= (_PARALLEL_ENTRIES if len(work) else _PARALLEL_ENTRIES_DENSE):
+            fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                          column)
+        else:
+            _fill_serial_jit(shared, rows, y, sq_norms, params, work, by_feature, j, active,
+                             start, m, column)
+    return fill
 
 
-@njit(cache=True, nogil=True)
-def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+def _fill_serial(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                 column):
     if params[0] == PRECOMPUTED:
         _fill_gram(rows, y, j, active, start, m, column)
         return
     dots = column_dots(rows, by_feature, j, work)
     _fill_kernel(rows, y, sq_norms, params, dots, j, active, start, m, column)
     clear_dots(rows, by_feature, j, work)
+
+
+_fill_serial_jit = njit(cache=True, nogil=True)(_fill_serial)
 
 
 @njit(cache=True, nogil=True)

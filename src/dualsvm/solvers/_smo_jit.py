@@ -145,19 +145,18 @@ def _select(two_constraints, data, cache, status, G, QD, active, m):
 @overload(_select, jit_options={"cache": True, "nogil": True})
 def _select_by_type(two_constraints, data, cache, status, G, QD, active, m):
     if isinstance(two_constraints, types.NoneType):
-        return lambda two_constraints, data, cache, status, G, QD, active, m: _select_pair(
-            data, cache, status, G, QD, active, m)
+        return _select_pair  # its body is this overload's: no layer (see q_column)
 
     def select(two_constraints, data, cache, status, G, QD, active, m):
         if two_constraints:
             return _select_pair_nu(data, cache, status, G, QD, active, m)
-        return _select_pair(data, cache, status, G, QD, active, m)
+        return _select_pair_jit(two_constraints, data, cache, status, G, QD, active, m)
     return select
 
 
-@njit(cache=True, nogil=True)
-def _select_pair(data, cache, status, G, QD, active, m):
-    """WSS3 of Fan, Chen and Lin (2005): i maximal violating, j by second order."""
+def _select_pair(two_constraints, data, cache, status, G, QD, active, m):
+    """WSS3 of Fan, Chen and Lin (2005): i maximal violating, j by second order
+    (``two_constraints``: unused, the signature of :func:`_select`)."""
     n = len(status)
     in_order = _in_order(m, n, 3)
     g_max = -np.inf
@@ -198,6 +197,9 @@ def _select_pair(data, cache, status, G, QD, active, m):
                     best = gain
                     j = t
     return i, j, g_max + g_max2
+
+
+_select_pair_jit = njit(cache=True, nogil=True)(_select_pair)
 
 
 @njit(cache=True, nogil=True)
@@ -394,25 +396,19 @@ def _shrink(y, alpha, status, G, U, active, state, eps, two_constraints):
         state[UNSHRUNK] = 1
         if m < len(y):
             return True
-    # A stable partition: the variables that stay keep their order at the front of
-    # ``active`` (sorted, so the passes over them read G, alpha, y and the columns
-    # nearly sequentially and may walk all variables instead: module docstring),
-    # the shrunk ones follow. The kept set is what the column cache's
-    # active[:length] rule needs; no sort is compiled for it.
-    shrunk = np.empty(m, dtype=active.dtype)
+    # The variables that stay move to the front in their order (sorted, so the
+    # passes over them read G, alpha, y and the columns nearly sequentially and may
+    # walk all variables instead: module docstring), each swapped with the first
+    # shrunk one; the kept set is what the column cache's active[:length] rule needs.
     kept = 0
-    n_shrunk = 0
     for k in range(m):
         t = active[k]
         if _can_shrink(y, alpha, G, U, t, g_max1, g_max2, g_neg_up, g_neg_low):
-            shrunk[n_shrunk] = t
-            n_shrunk += 1
+            status[t] &= ~ACTIVE
         else:
+            active[k] = active[kept]
             active[kept] = t
             kept += 1
-    for k in range(n_shrunk):  # a loop: a slice assignment compiles numba's shape errors
-        active[kept + k] = shrunk[k]
-        status[shrunk[k]] &= ~ACTIVE
     state[ACTIVE_SIZE] = kept
     return False
 
