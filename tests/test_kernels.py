@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise
 from sklearn.svm import SVC as SkSVC
 
-from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel, q_column
+from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel
 from dualsvm.kernels.qmatrix import dense_enough
 
 KERNELS = [
@@ -133,21 +133,19 @@ def test_lru_eviction_hits_and_counters(data):
 
 
 def test_partial_columns_and_generations(data):
-    from dualsvm.kernels import q_column
-
     X, y = data
     q = QMatrix(X, y, make_kernel("rbf", gamma=0.2))
     full = q.column(3)
     q.cache[1][:] = -1  # forget everything
     q.cache[2][:] = -1
     active = np.arange(len(y))[::-1].copy()
-    part = q_column(q.data, q.cache, 3, active, 50)  # valid at active[:50] only
+    part = q.column_view(3, active, 50)  # valid at active[:50] only
     np.testing.assert_allclose(part[active[:50]], full[active[:50]], rtol=1e-7)
     evaluations = q.kernel_evaluations
-    q_column(q.data, q.cache, 3, active, 20)  # a smaller active set: served by the cache
+    q.column_view(3, active, 20)  # a smaller active set: served by the cache
     assert q.kernel_evaluations == evaluations
     q.new_generation()  # the active set may grow: partial columns are recomputed
-    q_column(q.data, q.cache, 3, active, 20)
+    q.column_view(3, active, 20)
     assert q.kernel_evaluations == evaluations + 20
     np.testing.assert_allclose(q.column(3), full)  # a complete column replaces it
     q.new_generation()
@@ -172,14 +170,14 @@ def test_complete_columns_equal_the_entries_computed_one_by_one(data, sparse, na
     bare = QMatrix(X, y, kernel, cache_size=1e-3)
     assert q.points.shape == (9, n) and bare.points.size == 0
     m = n // 4
-    whole = q_column(q.data, q.cache, 3, active, m)
+    whole = q.column_view(3, active, m)
     assert q.kernel_evaluations == n
-    again = q_column(q.data, q.cache, 3, active, n)  # complete: a hit
+    again = q.column_view(3, active, n)  # complete: a hit
     assert np.shares_memory(again, whole) and q.kernel_evaluations == n
-    part = q_column(q.data, q.cache, 5, active, m - 1)
+    part = q.column_view(5, active, m - 1)
     assert q.kernel_evaluations == n + m - 1
     for j, column, size in ((3, whole, n), (5, part, m - 1)):
-        one_by_one = q_column(bare.data, bare.cache, j, active, n)
+        one_by_one = bare.column_view(j, active, n)
         np.testing.assert_allclose(column[active[:size]], one_by_one[active[:size]],
                                    rtol=1e-6, atol=1e-7)
     Q = reference(X, X) * np.outer(y, y)
@@ -246,10 +244,10 @@ def test_variable_columns_on_a_shrunk_active_set(data):
     q = QMatrix(X, np.concatenate([np.ones(n), -np.ones(n)]), make_kernel("rbf", gamma=0.3),
                 cache_size=1, row_of=np.concatenate([np.arange(n), np.arange(n)]))
     active = np.random.default_rng(3).permutation(2 * n)
-    column = q_column(q.data, q.cache, n + 2, active, 100)
+    column = q.column_view(n + 2, active, 100)
     expected = -np.concatenate([K[:, 2], -K[:, 2]])
     np.testing.assert_allclose(column[active[:100]], expected[active[:100]], rtol=1e-6, atol=1e-6)
     hits = q.cache_hits
-    again = q_column(q.data, q.cache, n + 2, active, 50)
+    again = q.column_view(n + 2, active, 50)
     assert again is column or np.shares_memory(again, column)
     assert q.cache_hits == hits + 1

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import SVC, load_model, save_model
 from dualsvm.training.kernel import AUTO_MIN_ROWS, choose_solver
-from dualsvm.kernels import QMatrix, claim_slot, make_kernel, q_column
+from dualsvm.kernels import QMatrix, claim_slot, make_kernel
 from dualsvm.kernels.blocks import kernel_times, point_tiles, vexp
 from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
@@ -278,9 +278,9 @@ def test_bulk_columns_and_products_equal_the_kernel(load, name, params):
         qm.fill_columns(cols, slots)
         K = kernel_matrix(X, X[cols], name, **params) * y[:, None] * y[None, cols]
         np.testing.assert_allclose(qm.cache[0][slots].T, K, rtol=1e-6, atol=1e-6)
-        # a cached bulk column is what q_column returns, complete
+        # a cached bulk column is what compiled code's q_column returns, complete
         everything = np.arange(700, dtype=np.int64)
-        np.testing.assert_array_equal(q_column(qm.data, qm.cache, 50, everything, 700),
+        np.testing.assert_array_equal(qm.column_view(50, everything, 700),
                                       qm.cache[0][slots[1]])
         coef = np.random.default_rng(0).standard_normal((700, 3))
         for n in (1, 40, 100):  # one tile of rows (computed in this thread), and two

@@ -4,13 +4,16 @@ How a solver gets columns
 -------------------------
 A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 
-* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables, points)``:
+* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables, points,
+  shared)``:
   the training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm.data.rows`),
   labels, squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
   vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
   the map of variables to rows (below; None for one variable a row), and
   ``(Zt, values)``: the rows by feature as a dense (d, n) array with a float64
-  vector of n (both empty when not kept; see "Complete columns");
+  vector of n (both empty when not kept; see "Complete columns"), and whether
+  a column can be long enough to share among threads (True, or None when the
+  rows are fewer than the threshold: the threaded filler is then not compiled);
 * ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
   slot_length)``:
   a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
@@ -176,8 +179,12 @@ class QMatrix:
             tags = np.full((MIN_SLOTS, 4), -1, dtype=np.int64)  # variable, length, generation, use
             variables = (self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
                          np.zeros((MIN_SLOTS, n), np.float32), tags)
+        # typed none below the size that shares a column among threads, so that a
+        # small problem's first fit does not compile the threaded filler
+        shared = True if n_rows >= (_PARALLEL_ENTRIES if len(work) else
+                                    _PARALLEL_ENTRIES_DENSE) else None
         self.data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
-                     variables, points)
+                     variables, points, shared)
         buffers = 0 if variables is None else variables[3].nbytes
         room = cache_bytes - self.block_bytes - buffers - self.points.nbytes
         self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
@@ -218,7 +225,12 @@ class QMatrix:
         slot = self.cache[1][j] if self.row_of is None else -1
         if slot >= 0 and self.cache[3][slot] != COMPLETE:
             self.cache[6][slot] = 0  # held in a solver's active order, not 0..n-1: recompute
-        return q_column(self.data, self.cache, j, self._all, self.n).astype(np.float64)
+        return self.column_view(j, self._all, self.n).astype(np.float64)
+
+    def column_view(self, j, active, m):
+        """Column j valid at ``active[:m]`` as compiled code gets it (:func:`q_column`):
+        a float32 view of its cache slot."""
+        return _column_view(self.data, self.cache, j, active, m)
 
     def column_chunks(self, cols, n_rows):
         """cols in pieces whose block of n_rows rows (and the dense copy of the
@@ -355,7 +367,7 @@ class QMatrix:
         # the cache slots hold the rows' columns, not the variables'
         if self.row_of is not None:
             raise ValueError(f"QMatrix.{name} stores variables' columns in the cache: "
-                             "not available with row_of (use q_column or block)")
+                             "not available with row_of (use column_view or block)")
 
     def matrix(self, max_bytes=None):
         """All of Q as an (n, n) float64 array; ValueError if above max_bytes."""
@@ -414,27 +426,26 @@ def claim_columns(cache, cols, col_slots):
     return np.flatnonzero(missing)
 
 
-@njit(cache=True, nogil=True)
 def q_column(data, cache, j, active, m):
-    """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view."""
-    return _column(data[6], data, cache, j, active, m)
+    """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view.
+
+    For compiled code (from Python: :meth:`QMatrix.column_view`). Its body is
+    :func:`_cached_column` (one variable a row: ``data[6]`` is None) or
+    :func:`_variable_column`, chosen by type where the caller compiles, so that each
+    compiles only its own, with no layer between: every compiled function above the
+    column code compiles all of it again."""
 
 
-def _column(variables, data, cache, j, active, m):
-    """_cached_column (one variable a row: ``variables`` is None) or _variable_column,
-    chosen by type where q_column compiles, so that each compiles only its own."""
-
-
-@overload(_column, jit_options={"cache": True, "nogil": True})
-def _column_by_type(variables, data, cache, j, active, m):
-    if isinstance(variables, types.NoneType):
-        return lambda variables, data, cache, j, active, m: _cached_column(
-            data, cache, j, active, m)
-    return lambda variables, data, cache, j, active, m: _variable_column(
-        data, cache, j, active, m)
+@overload(q_column, jit_options={"cache": True, "nogil": True})
+def _q_column_by_type(data, cache, j, active, m):
+    return _cached_column if isinstance(data.types[6], types.NoneType) else _variable_column
 
 
 @njit(cache=True, nogil=True)
+def _column_view(data, cache, j, active, m):
+    return q_column(data, cache, j, active, m)
+
+
 def _variable_column(data, cache, j, active, m):
     """Column j of Q over variables mapped to rows: gathered from the complete kernel
     column of row_of[j] (cached) with the signs, into the least recently used buffer
@@ -452,7 +463,7 @@ def _variable_column(data, cache, j, active, m):
             return buffers[b]
         if tags[b, 3] < tags[oldest, 3]:
             oldest = b
-    kernel = _cached_column(data, cache, row_of[j], every_row, len(every_row))
+    kernel = _cached_column_jit(data, cache, row_of[j], every_row, len(every_row))
     out = buffers[oldest]
     s_j = sign[j]
     if 2 * m >= n:  # the whole column, in order (module docstring)
@@ -471,7 +482,6 @@ def _variable_column(data, cache, j, active, m):
     return out
 
 
-@njit(cache=True, nogil=True)
 def _cached_column(data, cache, j, active, m):
     """Column j of the cached matrix (one variable a row), as q_column describes."""
     slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
@@ -501,16 +511,16 @@ def _cached_column(data, cache, j, active, m):
         for i in range(n):
             column[i] = np.float32(y[i] * y_j * values[i])
         start, m = 0, n
-    # work (the CSR accumulator) is empty for dense rows
-    elif m - start >= (_PARALLEL_ENTRIES if len(data[4]) else _PARALLEL_ENTRIES_DENSE):
-        _fill_parallel(*data[:6], j, active, start, m, column)
     else:
-        _fill_serial(*data[:6], j, active, start, m, column)
+        _fill_entries(data[8], *data[:6], j, active, start, m, column)
     slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
     slot_length[s] = m
     counters[EVALUATIONS] += m - start
     counters[MISSES] += 1
     return column
+
+
+_cached_column_jit = njit(cache=True, nogil=True)(_cached_column)
 
 
 def dense_enough(X):
@@ -572,31 +582,48 @@ def _fill_parallel_body(rows, y, sq_norms, params, work, by_feature, j, active, 
 _PARALLEL_FILLS = {}
 
 
-def _fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
-    """_fill_parallel_body compiled (eagerly, as _fill_signature says) for the row
-    layout of the caller only, when the caller compiles: a dense fit does not compile
-    the CSR ones."""
+def _fill_entries(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                  column):
+    """column[i] = Q_ij for i in active[start:m]: shared among the threads
+    (_fill_parallel_body) from _PARALLEL_ENTRIES entries (dense rows:
+    _PARALLEL_ENTRIES_DENSE), else in this thread (_fill_serial). Compiled for the
+    caller's row layout only (a dense fit does not compile the CSR filler), and
+    without the threaded one for a problem too small to share a column (``shared``
+    None), the body of _fill_serial then being this function's."""
 
 
-@overload(_fill_parallel, jit_options={"cache": True, "nogil": True})
-def _fill_parallel_for(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
-                       column):
+@overload(_fill_entries, jit_options={"cache": True, "nogil": True})
+def _fill_entries_for(shared, rows, y, sq_norms, params, work, by_feature, j, active, start,
+                      m, column):
+    if isinstance(shared, types.NoneType):
+        return _fill_serial
     if rows not in _PARALLEL_FILLS:
         _PARALLEL_FILLS[rows] = njit(_fill_signature(rows), cache=True, nogil=True,
                                      parallel=True)(_fill_parallel_body)
-    fill = _PARALLEL_FILLS[rows]
-    return (lambda rows, y, sq_norms, params, work, by_feature, j, active, start, m, column:
-            fill(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column))
+    fill_parallel = _PARALLEL_FILLS[rows]
+
+    def fill(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+        # work (the CSR accumulator) is empty for dense rows
+        if m - start >= (_PARALLEL_ENTRIES if len(work) else _PARALLEL_ENTRIES_DENSE):
+            fill_parallel(rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                          column)
+        else:
+            _fill_serial_jit(shared, rows, y, sq_norms, params, work, by_feature, j, active,
+                             start, m, column)
+    return fill
 
 
-@njit(cache=True, nogil=True)
-def _fill_serial(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
+def _fill_serial(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
+                 column):
     if params[0] == PRECOMPUTED:
         _fill_gram(rows, y, j, active, start, m, column)
         return
     dots = column_dots(rows, by_feature, j, work)
     _fill_kernel(rows, y, sq_norms, params, dots, j, active, start, m, column)
     clear_dots(rows, by_feature, j, work)
+
+
+_fill_serial_jit = njit(cache=True, nogil=True)(_fill_serial)
 
 
 @njit(cache=True, nogil=True)

@@ -16,7 +16,7 @@ kept by every step for its two variables, instead of y, alpha and U (24 bytes): 
 ijcnn1's 20000 SVR variables the pass for i took 19 us a step instead of 30, as the
 data it reads no longer overflows the core's L2 cache.
 
-``active[:m]`` is kept sorted (shrinking sorts it, un-shrinking restores 0..n-1), so
+``active[:m]`` is kept sorted (shrinking keeps the order, un-shrinking restores 0..n-1), so
 a pass may walk the active variables by index or walk all variables in order and
 skip those not ``ACTIVE`` (:func:`_in_order`): the same variables in the same order,
 without the gather through ``active``. Measured on ijcnn1's 20000 SVR variables
@@ -119,8 +119,19 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
                 state[SHRINK_COUNTER] = 2  # and shrink again right after one step
                 return RECONSTRUCT
             return CONVERGED
-        measures[1] += _update_pair(data, cache, y, alpha, status, G, G_bar, U, QD, D, active,
-                                    m, i, j)
+        Q_i = q_column(data, cache, i, active, m)
+        Q_j = q_column(data, cache, j, active, m)
+        was_upper_i, was_upper_j = alpha[i] >= U[i], alpha[j] >= U[j]
+        measures[1] += _update_pair(y, alpha, status, G, U, QD, D, active, m, i, j, Q_i, Q_j)
+        # G_bar follows the variables entering or leaving their upper bound. The
+        # columns are fetched here, not in the helpers: every compiled caller of
+        # q_column compiles its whole column code again (a second each).
+        if was_upper_i != (alpha[i] >= U[i]):
+            _add_scaled(G_bar, U[i] if alpha[i] >= U[i] else -U[i],
+                        q_column(data, cache, i, active, n))
+        if was_upper_j != (alpha[j] >= U[j]):
+            _add_scaled(G_bar, U[j] if alpha[j] >= U[j] else -U[j],
+                        q_column(data, cache, j, active, n))
         state[ITERATIONS] += 1
         steps += 1
     return BUDGET_SPENT
@@ -134,19 +145,18 @@ def _select(two_constraints, data, cache, status, G, QD, active, m):
 @overload(_select, jit_options={"cache": True, "nogil": True})
 def _select_by_type(two_constraints, data, cache, status, G, QD, active, m):
     if isinstance(two_constraints, types.NoneType):
-        return lambda two_constraints, data, cache, status, G, QD, active, m: _select_pair(
-            data, cache, status, G, QD, active, m)
+        return _select_pair  # its body is this overload's: no layer (see q_column)
 
     def select(two_constraints, data, cache, status, G, QD, active, m):
         if two_constraints:
             return _select_pair_nu(data, cache, status, G, QD, active, m)
-        return _select_pair(data, cache, status, G, QD, active, m)
+        return _select_pair_jit(two_constraints, data, cache, status, G, QD, active, m)
     return select
 
 
-@njit(cache=True, nogil=True)
-def _select_pair(data, cache, status, G, QD, active, m):
-    """WSS3 of Fan, Chen and Lin (2005): i maximal violating, j by second order."""
+def _select_pair(two_constraints, data, cache, status, G, QD, active, m):
+    """WSS3 of Fan, Chen and Lin (2005): i maximal violating, j by second order
+    (``two_constraints``: unused, the signature of :func:`_select`)."""
     n = len(status)
     in_order = _in_order(m, n, 3)
     g_max = -np.inf
@@ -187,6 +197,9 @@ def _select_pair(data, cache, status, G, QD, active, m):
                     best = gain
                     j = t
     return i, j, g_max + g_max2
+
+
+_select_pair_jit = njit(cache=True, nogil=True)(_select_pair)
 
 
 @njit(cache=True, nogil=True)
@@ -305,26 +318,29 @@ def solve_pair(a_i, a_j, G_i, G_j, QD_i, QD_j, Q_ij, opposite, U_i, U_j):
     return a_i, a_j
 
 
-@njit(cache=True, nogil=True)
-def _update_pair(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, m, i, j):
-    """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box.
-
-    Returns the change of f(a).
-    """
-    Q_i = q_column(data, cache, i, active, m)
-    Q_j = q_column(data, cache, j, active, m)
-    U_i, U_j = U[i], U[j]
+@njit(cache=True, nogil=True, inline="always")
+def step_pair(alpha, G, U, QD, i, j, Q_ij, opposite):
+    """LIBSVM's step on the pair (i, j): (a_i, a_j) from :func:`solve_pair`, written
+    into ``alpha``; returns their changes and the change of f(a). The gradient is
+    the caller's to update (over its rows and columns)."""
     old_i, old_j = alpha[i], alpha[j]
-    a_i, a_j = solve_pair(old_i, old_j, G[i], G[j], QD[i], QD[j], Q_i[j], y[i] != y[j],
-                          U_i, U_j)
+    a_i, a_j = solve_pair(old_i, old_j, G[i], G[j], QD[i], QD[j], Q_ij, opposite, U[i], U[j])
     alpha[i] = a_i
     alpha[j] = a_j
-    status[i] = _status(y[i], a_i, U_i) | ACTIVE
-    status[j] = _status(y[j], a_j, U_j) | ACTIVE
     d_i = a_i - old_i
     d_j = a_j - old_j
     change = (G[i] * d_i + G[j] * d_j
-              + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j) + Q_i[j] * d_i * d_j)
+              + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j) + Q_ij * d_i * d_j)
+    return d_i, d_j, change
+
+
+@njit(cache=True, nogil=True)
+def _update_pair(y, alpha, status, G, U, QD, D, active, m, i, j, Q_i, Q_j):
+    """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box, with
+    their columns Q_i, Q_j (valid at active[:m]); returns the change of f(a)."""
+    d_i, d_j, change = step_pair(alpha, G, U, QD, i, j, Q_i[j], y[i] != y[j])
+    status[i] = _status(y[i], alpha[i], U[i]) | ACTIVE
+    status[j] = _status(y[j], alpha[j], U[j]) | ACTIVE
     n = len(y)
     in_order = _in_order(m, n, 1)
     for k in range(n if in_order else m):
@@ -333,20 +349,13 @@ def _update_pair(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, m, i
             G[t] += Q_i[t] * d_i + Q_j[t] * d_j
     G[i] += D[i] * d_i  # the diagonal D (squared hinge) is not in the columns of Q
     G[j] += D[j] * d_j
-    # G_bar follows the variables entering or leaving their upper bound.
-    _track_upper(data, cache, G_bar, active, n, i, old_i >= U_i, a_i >= U_i, U_i)
-    _track_upper(data, cache, G_bar, active, n, j, old_j >= U_j, a_j >= U_j, U_j)
     return change
 
 
 @njit(cache=True, nogil=True)
-def _track_upper(data, cache, G_bar, active, n, i, was_upper, is_upper, U_i):
-    if was_upper == is_upper:
-        return
-    Q_i = q_column(data, cache, i, active, n)  # G_bar needs every entry
-    scale = U_i if is_upper else -U_i
-    for t in range(n):
-        G_bar[t] += scale * Q_i[t]
+def _add_scaled(G_bar, scale, column):
+    for t in range(len(G_bar)):
+        G_bar[t] += scale * column[t]
 
 
 @njit(cache=True, nogil=True)
@@ -387,26 +396,20 @@ def _shrink(y, alpha, status, G, U, active, state, eps, two_constraints):
         state[UNSHRUNK] = 1
         if m < len(y):
             return True
-    k = 0
-    while k < m:
-        if _can_shrink(y, alpha, G, U, active[k], g_max1, g_max2, g_neg_up, g_neg_low):
-            m -= 1
-            while m > k:
-                if not _can_shrink(y, alpha, G, U, active[m], g_max1, g_max2, g_neg_up,
-                                   g_neg_low):
-                    active[k], active[m] = active[m], active[k]
-                    break
-                m -= 1
-        k += 1
-    # In index order the passes over the active set read G, alpha, y and the
-    # columns nearly sequentially (measured 15% faster on a9a), and may walk all
-    # variables instead (module docstring); the order only breaks ties in the
-    # working-set selection, and sorting inside the prefix keeps the column
-    # cache's active[:length] sets unchanged.
-    active[:m].sort()
-    for k in range(m, state[ACTIVE_SIZE]):
-        status[active[k]] &= ~ACTIVE
-    state[ACTIVE_SIZE] = m
+    # The variables that stay move to the front in their order (sorted, so the
+    # passes over them read G, alpha, y and the columns nearly sequentially and may
+    # walk all variables instead: module docstring), each swapped with the first
+    # shrunk one; the kept set is what the column cache's active[:length] rule needs.
+    kept = 0
+    for k in range(m):
+        t = active[k]
+        if _can_shrink(y, alpha, G, U, t, g_max1, g_max2, g_neg_up, g_neg_low):
+            status[t] &= ~ACTIVE
+        else:
+            active[k] = active[kept]
+            active[kept] = t
+            kept += 1
+    state[ACTIVE_SIZE] = kept
     return False
 
 

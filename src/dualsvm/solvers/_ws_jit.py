@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..constants import TAU
-from ._smo_jit import solve_pair
+from ._smo_jit import step_pair
 
 #: Rows per parallel chunk of the gradient update.
 _CHUNK = 4096
@@ -222,16 +222,7 @@ def local_smo(Qs, y, alpha, G, U, QD, D, eps, max_steps):
 @njit(cache=True, nogil=True)
 def _pair_step(Qs, y, alpha, G, U, QD, D, i, j):
     """LIBSVM's two-variable update within the block; returns the change of f."""
-    old_i, old_j = alpha[i], alpha[j]
-    Q_ij = Qs[i, j]
-    a_i, a_j = solve_pair(old_i, old_j, G[i], G[j], QD[i], QD[j], Q_ij, y[i] != y[j],
-                          U[i], U[j])
-    alpha[i] = a_i
-    alpha[j] = a_j
-    d_i = a_i - old_i
-    d_j = a_j - old_j
-    change = (G[i] * d_i + G[j] * d_j
-              + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j) + Q_ij * d_i * d_j)
+    d_i, d_j, change = step_pair(alpha, G, U, QD, i, j, Qs[i, j], y[i] != y[j])
     for t in range(len(y)):
         G[t] += Qs[i, t] * d_i + Qs[j, t] * d_j
     G[i] += D[i] * d_i
