@@ -228,6 +228,13 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     assert done.returncode == 0, done.stderr
     predicted = np.loadtxt(tmp_path / "out.txt")
     assert np.mean(predicted == local.predict(X)) == 1.0
+    # divide and conquer on the cluster: the same model
+    done = run("train", "-t", "2", "-g", "0.2", "-c", "2", "-w1", "2", "heart", "dc.model",
+               "--workers", "2", "--kernel-solver", "dc", "--dc-clusters", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["solver"] == "dask-dc" and summary["status"] == "converged"
+    assert summary["dual"] == pytest.approx(local.dual_[0], rel=1e-4)
     # what the cluster's kernel training has no use for is refused, never ignored (in
     # this process: the refusals come before any cluster starts)
     from dualsvm import cli
@@ -236,7 +243,9 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     for flag, text in ((["-s", "1"], "-s 1"), (["-b", "1"], "-b"), (["-t", "4"], "-t 4"),
                        (["-h", "0"], "-h 0"), (["--local-epochs", "3"], "--local-epochs"),
                        (["--memory", "1"], "--memory"), (["-B", "1"], "-B"),
-                       (["--gap-tol", "0.1"], "--gap-tol")):
+                       (["--gap-tol", "0.1"], "--gap-tol"),
+                       (["--kernel-solver", "smo"], "--kernel-solver smo"),
+                       (["--dc-levels", "2"], "--dc-levels")):
         assert cli.main(["train", "-t", "2", "heart", "--workers", "2", *flag]) == 2
         assert text in capsys.readouterr().err, flag
 

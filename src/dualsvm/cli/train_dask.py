@@ -1,6 +1,7 @@
 """``dualsvm train DIR --scheduler ADDRESS`` (or ``--workers N``): a model trained on a
 Dask cluster from a dataset directory (``dualsvm convert``): linear by CoCoA+, or with a
-kernel option (``-t``, ...) LIBSVM's C-SVC by the distributed working-set solver."""
+kernel option (``-t``, ...) LIBSVM's C-SVC by the distributed working-set solver, or by
+divide and conquer on the cluster (``--kernel-solver dc`` and its ``--dc-*`` options)."""
 
 import os
 import time
@@ -11,13 +12,15 @@ from ..persistence.kernel import save_kernel
 from ..persistence.linear import save_linear
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, augmented_bias, class_weight, given, \
     model_path, refuse_given, refuse_in_memory_solvers, refuse_regression
-from .parser import COCOA_FLAGS, KERNEL_OPTIONS, LIBLINEAR_TYPES, refuse
+from .parser import COCOA_FLAGS, DC_OPTIONS, KERNEL_OPTIONS, LIBLINEAR_TYPES, refuse
 from .report import Reporter
 
 #: Flags CoCoA+ has no use for (destination, flag).
 NOT_FOR_COCOA = (("folds", "-v"), ("exact_bias", "--exact-bias"), ("no_shrinking", "-h"),
                  ("cyclic", "--cyclic")) + tuple(f for f in DIRECTORY_FLAGS if f[0] != "memory") \
     + SEARCH_FLAGS
+#: The kernel solvers of a cluster (``--kernel-solver``; the first is the default).
+CLUSTER_SOLVERS = ("ws", "dc")
 #: Flags the kernel solver on a cluster has no use for (destination, flag).
 NOT_FOR_KERNEL = (("folds", "-v"), ("probability", "-b"), ("nu", "-n"), ("bias", "-B"),
                   ("exact_bias", "--exact-bias"), ("no_shrinking", "--no-shrinking"),
@@ -46,7 +49,8 @@ def run(args):
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         client = Client(cluster)
-    solver = "the kernel working-set solver" if kernel else "CoCoA+"
+    solver = {"ws": "the kernel working-set solver", "dc": "kernel divide and conquer"}[
+        estimator.solver] if kernel else "CoCoA+"
     report(f"{dataset}: {solver} on {len(client.scheduler_info()['workers'])} Dask workers")
     start = time.perf_counter()
     try:
@@ -117,9 +121,17 @@ def _kernel(args, dataset, report):
     if kernel == "precomputed":
         raise refuse("-t 4", "(a precomputed kernel) has no rows to spread over a Dask "
                              "cluster; train it from a file")
+    solver = args.kernel_solver or CLUSTER_SOLVERS[0]
+    if solver not in CLUSTER_SOLVERS:
+        raise refuse(f"--kernel-solver {solver}", "is an in-memory solver; a Dask cluster "
+                                                  "trains with ws (the distributed working "
+                                                  "sets) or dc (divide and conquer)")
+    if solver != "dc":
+        refuse_given(args, DC_OPTIONS.items(), "configures divide and conquer (--kernel-solver dc)")
+    dc = {name: getattr(args, name) for name in DC_OPTIONS if getattr(args, name) is not None}
     from ..dask import SVC
 
-    estimator = SVC(
+    estimator = SVC(solver=solver, random_state=args.seed, **dc,
         C=args.C, kernel=kernel, degree=3 if args.degree is None else args.degree,
         gamma="auto" if args.gamma is None else args.gamma,
         coef0=0.0 if args.coef0 is None else args.coef0,
@@ -130,5 +142,5 @@ def _kernel(args, dataset, report):
         n_partitions=args.partitions, time_limit=args.time_limit,
         verbose=0 if args.quiet else 2)
     return estimator, lambda fitted: {
-        "solver": "dask-ws", "svm_type": "c_svc", "kernel": fitted.to_fit().kernel.to_dict(),
+        "solver": f"dask-{solver}", "svm_type": "c_svc", "kernel": fitted.to_fit().kernel.to_dict(),
         "bias": "exact", "n_support": int(len(fitted.support_))}
