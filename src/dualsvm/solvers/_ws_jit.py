@@ -59,7 +59,7 @@ def select_working_set(y, alpha, G, U, keep, size, out, active):
     need = size - count
     if need <= 0:
         return count, violation
-    # the need best of each side (O(n) by partition, then sorted), alternately
+    # the need best of each side, sorted, alternately
     tops = _best(score, up, chosen, need, -1.0, active)
     bottoms = _best(score, low, chosen, need, 1.0, active)
     a = b = 0
@@ -117,38 +117,58 @@ def _sides(y_t, a_t, U_t):
 @njit(cache=True, nogil=True)
 def _best(score, member, chosen, k, sign, active):
     """Indices of the k smallest sign * score among the active members not chosen,
-    sorted (sign = -1: the largest scores first)."""
-    count = 0
-    for t in active:
-        if member[t] and not chosen[t]:
-            count += 1
-    keys = np.empty(count)
-    index = np.empty(count, dtype=np.int64)
+    sorted, ties in index order (sign = -1: the largest scores first).
+
+    A max-heap of the k best so far by (key, rank in ``active``), then heap-sorted:
+    O(n log k), and much less to compile than np.partition and np.argsort."""
+    keys = np.empty(k)
+    ranks = np.empty(k, dtype=np.int64)
+    size = 0
+    for r in range(len(active)):
+        t = active[r]
+        if not member[t] or chosen[t]:
+            continue
+        key = sign * score[t]
+        if size < k:
+            c = size
+            size += 1
+            while c > 0 and _before(keys[(c - 1) // 2], ranks[(c - 1) // 2], key, r):
+                keys[c], ranks[c] = keys[(c - 1) // 2], ranks[(c - 1) // 2]
+                c = (c - 1) // 2
+            keys[c], ranks[c] = key, r
+        elif _before(key, r, keys[0], ranks[0]):
+            _sift_down(keys, ranks, size, key, r)
+    for end in range(size - 1, 0, -1):  # the largest left goes to the end
+        key, r = keys[end], ranks[end]
+        keys[end], ranks[end] = keys[0], ranks[0]
+        _sift_down(keys, ranks, end, key, r)
+    out = np.empty(size, dtype=np.int64)
+    for c in range(size):
+        out[c] = active[ranks[c]]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(key_a, rank_a, key_b, rank_b):
+    """Whether (key_a, rank_a) comes first in _best's order."""
+    return key_a < key_b or (key_a == key_b and rank_a < rank_b)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sift_down(keys, ranks, size, key, r):
+    """Put (key, r) at the root of the max-heap keys[:size], ranks[:size] and sift it
+    down to its place."""
     c = 0
-    for t in active:
-        if member[t] and not chosen[t]:
-            keys[c] = sign * score[t]
-            index[c] = t
-            c += 1
-    if count > k:
-        threshold = np.partition(keys, k - 1)[k - 1]
-        best_keys = np.empty(k)
-        best_index = np.empty(k, dtype=np.int64)
-        c = 0
-        for u in range(count):
-            if keys[u] < threshold:
-                best_keys[c] = keys[u]
-                best_index[c] = index[u]
-                c += 1
-        for u in range(count):  # ties at the threshold: the first ones in index order
-            if c >= k:
-                break
-            if keys[u] == threshold:
-                best_keys[c] = keys[u]
-                best_index[c] = index[u]
-                c += 1
-        keys, index = best_keys[:c], best_index[:c]
-    return index[np.argsort(keys, kind="mergesort")]
+    while 2 * c + 1 < size:
+        child = 2 * c + 1
+        if child + 1 < size and _before(keys[child], ranks[child], keys[child + 1],
+                                        ranks[child + 1]):
+            child += 1
+        if not _before(key, r, keys[child], ranks[child]):
+            break
+        keys[c], ranks[c] = keys[child], ranks[child]
+        c = child
+    keys[c], ranks[c] = key, r
 
 
 @njit(cache=True, nogil=True)
