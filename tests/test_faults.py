@@ -142,6 +142,7 @@ import signal, sys
 # `cmd &`) has SIGINT ignored, which its children inherit, and Python then installs
 # no KeyboardInterrupt handler; the save loop would never stop
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])  # a blocked mask is inherited too
 from dualsvm.persistence.model_file import load_any_fit, save_fit
 a, b = load_any_fit(sys.argv[1]), load_any_fit(sys.argv[2])
 save_fit(b, sys.argv[3])  # the old model: the signal comes during a later save
@@ -365,6 +366,10 @@ def test_sigint_at_random_moments(synthetic, tmp_path, data_dir):
     # which is no fault of dualsvm's and must not end the script with a traceback.
     script = """
 import json, os, shutil, signal, sys, threading, time
+# Ctrl-C live as in a user's terminal (see _SAVE_LOOP): a parent may have SIGINT ignored
+# or blocked, and children inherit both
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
 from dualsvm.cli import main
 
 commands, repeats, seed = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
