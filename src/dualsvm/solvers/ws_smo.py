@@ -121,6 +121,7 @@ FREE_FRACTION = 1 / 8
 #: Fused mode shrinks the active set only when at least this fraction of it can go (each
 #: shrinking copies the O(n) selection arrays).
 SHRINK_FRACTION = 1 / 16
+SHRINK_MARGIN = 1.0
 
 
 def fused_working_set_size(n_samples, cache_bytes):
@@ -224,6 +225,8 @@ class WorkingSetSMO:
         self._screening = (alpha is not None if screening is None else bool(screening)) \
             and not self.fused
         self._screened_from = None  # alpha when the screened variables were left out
+        self._last_block = None  # fused mode: (the last set, sorted; its block Q[set, set])
+        self._all_active = None  # fused mode: (alpha, G) when the last shrinking began
         self._select()
         self.finished = False
 
@@ -293,8 +296,11 @@ class WorkingSetSMO:
                 self._reconstruct()
                 self._select_active()
             return
-        out = shrinkable(p.y, self.alpha, self.G, p.upper_bound, self.active)
+        out = shrinkable(p.y, self.alpha, self.G, p.upper_bound, self.active,
+                         SHRINK_MARGIN * self._violation)
         if out.sum() > SHRINK_FRACTION * len(self.active):
+            if len(self.active) == p.n_samples:
+                self._all_active = (self.alpha.copy(), self.G.copy())
             inside = np.zeros(p.n_samples, dtype=bool)
             self.active = self.active[~out]
             inside[self.active] = True
@@ -315,17 +321,52 @@ class WorkingSetSMO:
         self._ws = np.empty(self.q, dtype=np.int64)
 
     def _reconstruct(self):
-        """G of the shrunk variables from scratch, (Q + D)a - e, by fused tiles over the
-        support vectors' columns; every variable active again."""
+        """G of the shrunk variables brought up to date by fused tiles, every variable
+        active again: from their gradients when the shrinking began (exact then, all
+        variables active), G += (Q + D)(a - a_then) over the columns of the variables
+        that moved since, or from scratch, (Q + D)a - e over the support vectors'
+        columns, if those are fewer."""
         p = self.problem
         inside = np.zeros(p.n_samples, dtype=bool)
         inside[self.active] = True
         out = np.flatnonzero(~inside)
+        alpha_then, G_then = self._all_active
+        delta = self.alpha - alpha_then
+        moved = np.flatnonzero(delta)
         sv = np.flatnonzero(self.alpha)
-        self.G[out] = p.diag[out] * self.alpha[out] + p.linear[out]
-        if len(sv):
-            self.G[out] += p.q.times(sv, self.alpha[sv], rows=out)
+        if len(moved) < len(sv):
+            self.G[out] = G_then[out] + p.diag[out] * delta[out]
+            if len(moved):
+                self.G[out] += p.q.times(moved, delta[moved], rows=out)
+        else:
+            self.G[out] = p.diag[out] * self.alpha[out] + p.linear[out]
+            if len(sv):
+                self.G[out] += p.q.times(sv, self.alpha[sv], rows=out)
         self.active = np.arange(p.n_samples, dtype=np.int64)
+        self._all_active = None
+
+    def _fused_block(self, ws):
+        """Q[ws, ws] for the fused mode: the entries between variables of the last set
+        (the kept half at least) from its block, the others computed (Q is symmetric:
+        the rows of the new variables serve as their columns)."""
+        qm = self.problem.q
+        if self._last_block is None:
+            block = qm.block(ws, ws)
+        else:
+            last, order, last_block = self._last_block
+            at = np.minimum(np.searchsorted(last, ws), len(last) - 1)
+            found = last[at] == ws
+            old, new = np.flatnonzero(found), np.flatnonzero(~found)
+            block = np.empty((len(ws), len(ws)))
+            where = order[at[old]]  # their places in the last set
+            block[np.ix_(old, old)] = last_block[np.ix_(where, where)]
+            if len(new):
+                rows = qm.block(ws[new], ws)
+                block[new] = rows
+                block[np.ix_(old, new)] = rows[:, old].T
+        order = np.argsort(ws)
+        self._last_block = (ws[order], order, block)
+        return block
 
     def _select_active(self):
         p = self.problem
@@ -341,7 +382,7 @@ class WorkingSetSMO:
         qm = p.q
         ws = self._ws[:self._count].copy()
         if self.fused:
-            block = qm.block(ws, ws)
+            block = self._fused_block(ws)
         else:
             ws_slots = qm.complete_slots(ws)
             block = np.empty((len(ws), len(ws)))
@@ -369,7 +410,7 @@ class WorkingSetSMO:
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
-        if not self.fused and self._may_fuse and qm.cache_misses > qm.n_slots and \
+        if not self.fused and self._may_fuse and \
                 self._free_count() > FREE_FRACTION * qm.n_slots:
             self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
                          f"variables > {qm.n_slots} cache slots / {round(1 / FREE_FRACTION)})")
