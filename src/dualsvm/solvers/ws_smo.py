@@ -372,6 +372,7 @@ class WorkingSetSMO:
             block = np.empty((len(ws), len(ws)))
             where = order[at[old]]  # their places in the last set
             block[np.ix_(old, old)] = last_block[np.ix_(where, where)]
+            self._last_block = last_block = None  # freed before the new rows are made
             if len(new):
                 rows = qm.block(ws[new], ws)
                 block[new] = rows
