@@ -44,8 +44,9 @@ Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
 4 n^2 bytes) and thrashes (``FREE_FRACTION``): the columns are not stored at all.
 Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
 <dualsvm.kernels.QMatrix.block>`), less the entries between variables of the last set
-(half of B at least: the kept half), which come from the last block, and step 4 computes G += Q[:, B] (a_B - a_B_old)
-by tiles of rows whose kernel values are used as they are made
+(half of B at least: the kept half), which come from the last block, and step 4
+computes G += Q[:, B] (a_B - a_B_old) by tiles of rows whose kernel values are used
+as they are made
 (:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
 the variables of B that moved only. With the columns
 free, q is large (``FUSED_WORKING_SET``, as oneDAL's 2048): few working sets, each
@@ -111,7 +112,7 @@ FUSED_WORKING_SET, FUSED_ROWS_PER_VARIABLE = 2048, 8
 #: With ``fused=None``, the solver starts in the cache and goes fused once more than
 #: FREE_FRACTION of its slots would be needed by the free variables (0 < a_i < U_i),
 #: without waiting for the cache to turn over (on w7a at C = 16, gamma = 2^-5 that waited
-#: 18 sets, with 500 free variables at the end of them): those move again and again, so their
+#: 18 sets, with 500 free variables at their end): those move again and again, so their
 #: columns are the ones the working sets come back to, and with more of them than the
 #: cache keeps beside the flow of new candidates it thrashes. With few free variables
 #: (C = 1 at gamma = 1 / d: variables go from 0 to C and stay) each column is used in
@@ -237,7 +238,7 @@ class WorkingSetSMO:
         self._screening = (alpha is not None if screening is None else bool(screening)) \
             and not self.fused
         self._screened_from = None  # alpha when the screened variables were left out
-        self._last_block = None  # fused mode: (the last set, sorted; its block Q[set, set])
+        self._last_block = None  # fused mode: the last set sorted, its sorting order, its block
         self._all_active = None  # fused mode: (alpha, G) when the last shrinking began
         self._select()
         self.finished = False
