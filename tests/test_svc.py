@@ -14,6 +14,7 @@ from sklearn.svm import SVC as SkSVC
 
 from conftest import bad_parameter
 from dualsvm import SVC
+from dualsvm.solvers.ws_smo import fused_working_set_size
 from dualsvm.training.kernel import KERNEL_SOLVERS as SOLVERS
 from reference import one_vs_one_objectives
 
@@ -128,9 +129,11 @@ def test_memory_stays_within_cache_size_data_and_n_vectors(load):
         assert model.solver_used_ == {"smo": "smo", "auto": "ws"}[solver]
         # 44 vectors of n: the solver's (alpha, G, G_bar, status, the active set, ...), the
         # products kept for a path's next fit (Q a, G_bar, the certificate's exact Q a
-        # with its alpha) and the temporaries of the certificate; ws: its q x q block of Q
-        # (q = 128 here) in float64
-        block = 8 * 128**2 if solver == "auto" else 0
+        # with its alpha) and the temporaries of the certificate; ws: its q x q blocks of Q
+        # in float64, this set's and the last one's (fused mode from a few sets on: the
+        # cache holds 81 columns, q = 256)
+        block = 2 * 8 * fused_working_set_size(X.shape[0], 2 * 2**20)**2 \
+            if solver == "auto" else 0
         assert peak <= 2 * 2**20 + rows + by_feature + 44 * 8 * X.shape[0] + block, solver
 
 

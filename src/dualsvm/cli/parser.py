@@ -316,7 +316,8 @@ def _kernel_options(group):
     group.add_argument("--dc-levels", type=number(int, "dc-levels", 1), metavar="L",
                        help="dc: levels L, L-1, .., 1 (default 1)")
     group.add_argument("--dc-sample-size", type=number(int, "dc-sample-size", 2), metavar="M",
-                       help="dc: rows kernel k-means clusters at each level (default 2000)")
+                       help="dc: rows kernel k-means clusters at each level (default 2000, 500 "
+                            "with --early-stop-level)")
     group.add_argument("--early-stop-level", type=number(int, "early-stop-level", 1),
                        metavar="L", help="dc: stop after level L and predict each row by the "
                                          "model of its nearest cluster (early prediction)")

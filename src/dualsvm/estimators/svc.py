@@ -123,10 +123,11 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         'dc': the number of levels L (levels L, L-1, ..., 1). One level of parts
         of about 2000 rows, then the whole problem from their solution, is the
         default; the paper's hierarchy is e.g. ``dc_clusters=4, dc_levels=4``.
-    dc_sample_size : int, default=2000
+    dc_sample_size : int or 'auto', default='auto'
         'dc': rows kernel k-means clusters at each level before every row joins its
         nearest centre (at least 4 a cluster; fewer for wide data, whose points
-        must fit in 32 MB).
+        must fit in 32 MB); 'auto': 2000, or 500 with ``early_stop_level`` (whose
+        fit is mostly that clustering).
     early_stop_level : int or None, default=None
         'dc': stop after this level (1 .. L) and predict every row by the model of
         its nearest cluster only (early prediction); ``cluster_models_`` holds the
@@ -191,7 +192,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "dc_clusters": [StrOptions({"auto"}), Interval(Integral, 2, None, closed="left")],
         "dc_levels": [Interval(Integral, 1, None, closed="left")],
-        "dc_sample_size": [Interval(Integral, 2, None, closed="left")],
+        "dc_sample_size": [StrOptions({"auto"}), Interval(Integral, 2, None, closed="left")],
         "early_stop_level": [Interval(Integral, 1, None, closed="left"), None],
     }
 
@@ -199,7 +200,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
                  loss="hinge", solver="auto", tol=1e-3, cache_size=200, shrinking=True,
                  class_weight=None, max_iter=-1, time_limit=None, callback=None, verbose=0,
                  decision_function_shape="ovr", probability=False, break_ties=False,
-                 random_state=None, dc_clusters="auto", dc_levels=1, dc_sample_size=2000,
+                 random_state=None, dc_clusters="auto", dc_levels=1, dc_sample_size="auto",
                  early_stop_level=None):
         self.C = C
         self.kernel = kernel

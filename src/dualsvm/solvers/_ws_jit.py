@@ -82,11 +82,11 @@ def select_working_set(y, alpha, G, U, keep, size, out, active):
 
 
 @njit(cache=True, nogil=True)
-def shrinkable(y, alpha, G, U, active):
-    """For each active variable, whether LIBSVM's ``be_shrunk`` would shrink it: at a
-    bound, in I_up only with a score below min over I_low, or in I_low only with a
-    score above max over I_up (its gradient pushes it into its bound beyond the
-    maximal violation)."""
+def shrinkable(y, alpha, G, U, active, margin):
+    """For each active variable, whether LIBSVM's ``be_shrunk`` would shrink it, with
+    a margin: at a bound, in I_up only with a score below min over I_low - margin,
+    or in I_low only with a score above max over I_up + margin (its gradient pushes
+    it into its bound beyond the maximal violation; LIBSVM's rule at margin 0)."""
     m = len(active)
     best_up, best_low = -np.inf, np.inf
     for k in range(m):
@@ -102,7 +102,8 @@ def shrinkable(y, alpha, G, U, active):
         t = active[k]
         score = -y[t] * G[t]
         up, low = _sides(y[t], alpha[t], U[t])
-        out[k] = (up and not low and score < best_low) or (low and not up and score > best_up)
+        out[k] = (up and not low and score < best_low - margin) or \
+            (low and not up and score > best_up + margin)
     return out
 
 

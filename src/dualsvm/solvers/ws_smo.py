@@ -43,24 +43,28 @@ iteration shrinks (see ``SCREEN_SLACK``).
 Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
 4 n^2 bytes) and thrashes (``FREE_FRACTION``): the columns are not stored at all.
 Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
-<dualsvm.kernels.QMatrix.block>`), and step 4 computes G += Q[:, B] (a_B - a_B_old)
-by tiles of rows whose kernel values are used as they are made
+<dualsvm.kernels.QMatrix.block>`), less the entries between variables of the last set
+(half of B at least: the kept half), which come from the last block, and step 4
+computes G += Q[:, B] (a_B - a_B_old) by tiles of rows whose kernel values are used
+as they are made
 (:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
 the variables of B that moved only. With the columns
 free, q is large (``FUSED_WORKING_SET``, as oneDAL's 2048): few working sets, each
 column computed about once per set it moves in, instead of q = 128 to 256 columns
-thrashing a cache too small for the support vectors. It shrinks as LIBSVM does:
-after each selection, the bounded variables whose gradient pushes them into their
-bound beyond the maximal violation leave the selection and the gradient updates
-(so the tiles cover the active rows only); when the active variables meet the
-stopping rule, the others' gradients are rebuilt from scratch (Q a over the
-support vectors, by tiles) and the rule is checked on all.
+thrashing a cache too small for the support vectors. It shrinks as LIBSVM does,
+with a margin: after each selection, the bounded variables whose gradient pushes
+them into their bound beyond the maximal violation by more than the violation
+itself (``SHRINK_MARGIN``) leave the selection and the gradient updates (so the
+tiles cover the active rows only); when the active variables meet the stopping
+rule, the others' gradients are brought up to date (by tiles, from their values
+when the shrinking began, over the columns of the variables that moved since) and
+the rule is checked on all.
 
 Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
 most the number of columns it holds), plus the dense layout of at most one
 block's points (within the cache's block allowance) and O(n) vectors; in fused
-mode, the q x q block (at most half of ``cache_size``), the points of B and
-O(n) vectors.
+mode, the q x q blocks of this set and the last (at most ``cache_size`` together),
+the points of B and O(n) vectors.
 """
 
 import numpy as np
@@ -96,7 +100,8 @@ SCREEN_SLACK = 0.1
 SCREEN_VIOLATION = 0.1
 
 #: Fused mode (module docstring): q is the largest power of two <= min(FUSED_WORKING_SET,
-#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size.
+#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size (the
+#: last set's block is kept beside it).
 #: Measured with one thread (CPU seconds, counts), RBF, tol 1e-3: a9a at C = 8, gamma =
 #: 2^-5 (11,400 support vectors, 10,000 at C): 28 working sets of 2048, 1.5e9 kernel
 #: values, 8.3 s, against SMO's 55,000 steps, 1.2e9 values computed one column at a time
@@ -104,9 +109,10 @@ SCREEN_VIOLATION = 0.1
 #: q = 1024 took 124 sets and 2.8e9 values. ijcnn1 at C = 32, gamma = 2 (2,500 support
 #: vectors): 21 sets, 6.0e8 values, 3.4 s, against SMO's 6.3 s and q = 1024's 4.2 s.
 FUSED_WORKING_SET, FUSED_ROWS_PER_VARIABLE = 2048, 8
-#: With ``fused=None``, the solver starts in the cache and goes fused once the cache has
-#: missed more columns than it holds and more than FREE_FRACTION of its slots would be
-#: needed by the free variables (0 < a_i < U_i): those move again and again, so their
+#: With ``fused=None``, the solver starts in the cache and goes fused once more than
+#: FREE_FRACTION of its slots would be needed by the free variables (0 < a_i < U_i),
+#: without waiting for the cache to turn over (on w7a at C = 16, gamma = 2^-5 that waited
+#: 18 sets, with 500 free variables at their end): those move again and again, so their
 #: columns are the ones the working sets come back to, and with more of them than the
 #: cache keeps beside the flow of new candidates it thrashes. With few free variables
 #: (C = 1 at gamma = 1 / d: variables go from 0 to C and stay) each column is used in
@@ -121,6 +127,14 @@ FREE_FRACTION = 1 / 8
 #: Fused mode shrinks the active set only when at least this fraction of it can go (each
 #: shrinking copies the O(n) selection arrays).
 SHRINK_FRACTION = 1 / 16
+#: Fused mode shrinks a bounded variable when its gradient pushes it into its bound beyond
+#: the maximal violation by more than SHRINK_MARGIN times the violation (LIBSVM's rule at
+#: 0): a set of 2048 moves the gradients far between two selections, and rows shrunk by
+#: LIBSVM's rule at a violation of 1 to 3 came back violated when the gradients were
+#: rebuilt (w7a at C = 16, gamma = 2^-5: violations 1.01 and 0.47 after the active rows
+#: met the rule, 43 sets; with the margin none came back, 15 sets, kernel values 3.5e8 to
+#: 1.6e8 with the other changes of that commit).
+SHRINK_MARGIN = 1.0
 
 
 def fused_working_set_size(n_samples, cache_bytes):
@@ -224,6 +238,8 @@ class WorkingSetSMO:
         self._screening = (alpha is not None if screening is None else bool(screening)) \
             and not self.fused
         self._screened_from = None  # alpha when the screened variables were left out
+        self._last_block = None  # fused mode: the last set sorted, its sorting order, its block
+        self._all_active = None  # fused mode: (alpha, G) when the last shrinking began
         self._select()
         self.finished = False
 
@@ -293,8 +309,11 @@ class WorkingSetSMO:
                 self._reconstruct()
                 self._select_active()
             return
-        out = shrinkable(p.y, self.alpha, self.G, p.upper_bound, self.active)
+        out = shrinkable(p.y, self.alpha, self.G, p.upper_bound, self.active,
+                         SHRINK_MARGIN * self._violation)
         if out.sum() > SHRINK_FRACTION * len(self.active):
+            if len(self.active) == p.n_samples:
+                self._all_active = (self.alpha.copy(), self.G.copy())
             inside = np.zeros(p.n_samples, dtype=bool)
             self.active = self.active[~out]
             inside[self.active] = True
@@ -315,17 +334,53 @@ class WorkingSetSMO:
         self._ws = np.empty(self.q, dtype=np.int64)
 
     def _reconstruct(self):
-        """G of the shrunk variables from scratch, (Q + D)a - e, by fused tiles over the
-        support vectors' columns; every variable active again."""
+        """G of the shrunk variables brought up to date by fused tiles, every variable
+        active again: from their gradients when the shrinking began (exact then, all
+        variables active), G += (Q + D)(a - a_then) over the columns of the variables
+        that moved since, or from scratch, (Q + D)a - e over the support vectors'
+        columns, if those are fewer."""
         p = self.problem
         inside = np.zeros(p.n_samples, dtype=bool)
         inside[self.active] = True
         out = np.flatnonzero(~inside)
+        alpha_then, G_then = self._all_active
+        delta = self.alpha - alpha_then
+        moved = np.flatnonzero(delta)
         sv = np.flatnonzero(self.alpha)
-        self.G[out] = p.diag[out] * self.alpha[out] + p.linear[out]
-        if len(sv):
-            self.G[out] += p.q.times(sv, self.alpha[sv], rows=out)
+        if len(moved) < len(sv):
+            self.G[out] = G_then[out] + p.diag[out] * delta[out]
+            if len(moved):
+                self.G[out] += p.q.times(moved, delta[moved], rows=out)
+        else:
+            self.G[out] = p.diag[out] * self.alpha[out] + p.linear[out]
+            if len(sv):
+                self.G[out] += p.q.times(sv, self.alpha[sv], rows=out)
         self.active = np.arange(p.n_samples, dtype=np.int64)
+        self._all_active = None
+
+    def _fused_block(self, ws):
+        """Q[ws, ws] for the fused mode: the entries between variables of the last set
+        (the kept half at least) from its block, the others computed (Q is symmetric:
+        the rows of the new variables serve as their columns)."""
+        qm = self.problem.q
+        if self._last_block is None:
+            block = qm.block(ws, ws)
+        else:
+            last, order, last_block = self._last_block
+            at = np.minimum(np.searchsorted(last, ws), len(last) - 1)
+            found = last[at] == ws
+            old, new = np.flatnonzero(found), np.flatnonzero(~found)
+            block = np.empty((len(ws), len(ws)))
+            where = order[at[old]]  # their places in the last set
+            block[np.ix_(old, old)] = last_block[np.ix_(where, where)]
+            self._last_block = last_block = None  # freed before the new rows are made
+            if len(new):
+                rows = qm.block(ws[new], ws)
+                block[new] = rows
+                block[np.ix_(old, new)] = rows[:, old].T
+        order = np.argsort(ws)
+        self._last_block = (ws[order], order, block)
+        return block
 
     def _select_active(self):
         p = self.problem
@@ -341,7 +396,7 @@ class WorkingSetSMO:
         qm = p.q
         ws = self._ws[:self._count].copy()
         if self.fused:
-            block = qm.block(ws, ws)
+            block = self._fused_block(ws)
         else:
             ws_slots = qm.complete_slots(ws)
             block = np.empty((len(ws), len(ws)))
@@ -369,7 +424,7 @@ class WorkingSetSMO:
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
-        if not self.fused and self._may_fuse and qm.cache_misses > qm.n_slots and \
+        if not self.fused and self._may_fuse and \
                 self._free_count() > FREE_FRACTION * qm.n_slots:
             self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
                          f"variables > {qm.n_slots} cache slots / {round(1 / FREE_FRACTION)})")

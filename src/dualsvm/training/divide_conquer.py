@@ -60,8 +60,13 @@ from ..solvers import Stopping, run_epochs
 #: milliseconds.
 PART_ROWS = 2000
 #: Rows of the sample that kernel k-means clusters, by default (at least
-#: SAMPLE_PER_CLUSTER a cluster are taken).
+#: SAMPLE_PER_CLUSTER a cluster are taken); for early prediction EARLY_SAMPLE_SIZE, as
+#: its whole fit is a level: clustering 2000 rows and assigning every row to the
+#: centres took 0.9 of 1.2 s on ijcnn1 (49,990 rows, 25 clusters, C = 8, gamma = 2; the
+#: parts 0.2 s), 500 rows 0.13 s, test accuracy 98.76% and 98.68% (the exact model's
+#: 98.93%).
 SAMPLE_SIZE = 2000
+EARLY_SAMPLE_SIZE = 500
 SAMPLE_PER_CLUSTER = 4
 #: Rows whose slack y_i (f(x_i) + b) - 1 is below MARGIN join the candidates of the
 #: next round (a row at a_i = 0 is optimal at slack >= 0; those close to 0 tend to
@@ -267,8 +272,9 @@ class DivideAndConquer:
         k: level l has k**l parts; None: :func:`auto_clusters`.
     levels : int
         L, the levels run (L, L - 1, ..., 1).
-    sample_size : int
-        Rows kernel k-means clusters at each level.
+    sample_size : int or None
+        Rows kernel k-means clusters at each level; None: ``SAMPLE_SIZE``, or
+        ``EARLY_SAMPLE_SIZE`` for early prediction.
     early_stop_level : int or None
         Stop after this level (1 .. L) with its :class:`LocalModels`.
     deadline : float or None
@@ -280,7 +286,7 @@ class DivideAndConquer:
 
     def __init__(self, problem, tol, *, part_solver, round_solver, final_solver, random_state,
                  alpha=None, n_clusters=None,
-                 levels=1, sample_size=SAMPLE_SIZE, early_stop_level=None, deadline=None,
+                 levels=1, sample_size=None, early_stop_level=None, deadline=None,
                  workers=None):
         if getattr(problem, "bias", None) != "exact":
             raise ValueError("divide and conquer solves a KernelDualProblem with bias='exact'")
@@ -290,7 +296,8 @@ class DivideAndConquer:
         self.round_solver = round_solver
         self.final_solver = final_solver
         self.rng = random_state
-        self.sample_size = int(sample_size)
+        self.sample_size = int(sample_size) if sample_size is not None else \
+            EARLY_SAMPLE_SIZE if early_stop_level is not None else SAMPLE_SIZE
         self.early_stop_level = early_stop_level
         n = problem.n_samples
         levels = int(levels)

@@ -27,7 +27,7 @@ from ..solvers.dual_pgd import DualPGD
 from ..solvers.kernel_dcd import KernelDCD
 from ..solvers.smo import SMO
 from ..solvers.ws_smo import WorkingSetSMO
-from .divide_conquer import SAMPLE_SIZE, DivideAndConquer
+from .divide_conquer import DivideAndConquer
 from .fitted import ClusterModels, KernelFit, libsvm_label_order
 from .linear import WarmStart
 from .multiclass import BinaryTask, one_vs_one, solve_tasks
@@ -96,14 +96,15 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
     its last solver does)."""
     dc = dc_parameters(params)
     final = choose_solver({**params, "solver": "auto"}, problem.n_samples).name
-    clusters = dc["dc_clusters"]
+    clusters, sample_size = dc["dc_clusters"], dc["dc_sample_size"]
     solver = DivideAndConquer(problem, tol, part_solver=partial(part_build, "smo", shrinking,
                                                                 max_iter),
                               round_solver=partial(_round_build, params),
                               final_solver=partial(part_build, final, shrinking, max_iter),
                               random_state=random_state, alpha=alpha,
                               n_clusters=None if clusters == "auto" else clusters,
-                              levels=dc["dc_levels"], sample_size=dc["dc_sample_size"],
+                              levels=dc["dc_levels"],
+                              sample_size=None if sample_size == "auto" else sample_size,
                               early_stop_level=dc["early_stop_level"], deadline=deadline)
     return solver, math.inf
 
@@ -188,7 +189,7 @@ def kernel_solver(solver, loss, shrinking=True):
 
 #: SVC's parameters of divide and conquer, with their defaults (for the callers of
 #: :func:`fit_kernel` whose params lack them).
-DC_PARAMETERS = {"dc_clusters": "auto", "dc_levels": 1, "dc_sample_size": SAMPLE_SIZE,
+DC_PARAMETERS = {"dc_clusters": "auto", "dc_levels": 1, "dc_sample_size": "auto",
                  "early_stop_level": None}
 
 
