@@ -61,7 +61,8 @@ from ..kernels.clustering import KernelClusters
 from ..problems.kernel import KernelDualProblem
 from ..problems.objectives import relative_gap
 from ..solvers import Stopping
-from ..training.divide_conquer import LEVEL_TOL, auto_clusters, sample_rows, solve_part
+from ..training.divide_conquer import (LEVEL_TOL, auto_clusters, sample_rows, sample_size_of,
+                                       solve_part)
 from ..training.fitted import ClusterModels
 from ..training.kernel import dc_parameters, part_build
 from .inputs import live_workers, wait_or_lost
@@ -176,7 +177,7 @@ class ClusterDivideAndConquer:
         self.early_stop_level = stop
         clusters = dc["dc_clusters"]
         self.n_clusters = auto_clusters(n, levels) if clusters == "auto" else int(clusters)
-        self.sample_size = dc["dc_sample_size"]
+        self.sample_size = sample_size_of(dc["dc_sample_size"], stop)
         self._levels = list(range(levels, (1 if stop is None else stop) - 1, -1))
         self._point = np.zeros(n)  # a of the pair's rows, in its order
         self._slack = np.full(n, np.inf)

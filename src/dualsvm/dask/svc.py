@@ -77,7 +77,7 @@ class SVC(ClassifierMixin, BaseEstimator):
                  loss="hinge", tol=1e-3, cache_size=200, class_weight=None, max_iter=-1,
                  working_set=None, n_partitions=None, time_limit=None, callback=None,
                  verbose=0, decision_function_shape="ovr", break_ties=False, solver="ws",
-                 random_state=None, dc_clusters="auto", dc_levels=1, dc_sample_size=2000,
+                 random_state=None, dc_clusters="auto", dc_levels=1, dc_sample_size="auto",
                  early_stop_level=None):
         self.C = C
         self.kernel = kernel

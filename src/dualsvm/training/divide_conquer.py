@@ -83,6 +83,14 @@ LEVEL_TOL = 1e-2
 PARALLEL_MIN_ROWS = 10_000
 
 
+def sample_size_of(sample_size, early_stop_level):
+    """The rows k-means clusters at each level: ``sample_size``, or for None / 'auto'
+    SAMPLE_SIZE (EARLY_SAMPLE_SIZE with early prediction)."""
+    if sample_size is not None and sample_size != "auto":
+        return int(sample_size)
+    return EARLY_SAMPLE_SIZE if early_stop_level is not None else SAMPLE_SIZE
+
+
 def auto_clusters(n_samples, levels):
     """k such that the k**levels parts of the lowest level hold about ``PART_ROWS`` rows
     each (at least 2)."""
@@ -296,8 +304,7 @@ class DivideAndConquer:
         self.round_solver = round_solver
         self.final_solver = final_solver
         self.rng = random_state
-        self.sample_size = int(sample_size) if sample_size is not None else \
-            EARLY_SAMPLE_SIZE if early_stop_level is not None else SAMPLE_SIZE
+        self.sample_size = sample_size_of(sample_size, early_stop_level)
         self.early_stop_level = early_stop_level
         n = problem.n_samples
         levels = int(levels)
