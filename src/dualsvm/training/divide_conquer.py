@@ -280,8 +280,8 @@ class DivideAndConquer:
         k: level l has k**l parts; None: :func:`auto_clusters`.
     levels : int
         L, the levels run (L, L - 1, ..., 1).
-    sample_size : int or None
-        Rows kernel k-means clusters at each level; None: ``SAMPLE_SIZE``, or
+    sample_size : int, 'auto' or None
+        Rows kernel k-means clusters at each level; 'auto' or None: ``SAMPLE_SIZE``, or
         ``EARLY_SAMPLE_SIZE`` for early prediction.
     early_stop_level : int or None
         Stop after this level (1 .. L) with its :class:`LocalModels`.

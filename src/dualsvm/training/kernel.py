@@ -96,7 +96,7 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
     its last solver does)."""
     dc = dc_parameters(params)
     final = choose_solver({**params, "solver": "auto"}, problem.n_samples).name
-    clusters, sample_size = dc["dc_clusters"], dc["dc_sample_size"]
+    clusters = dc["dc_clusters"]
     solver = DivideAndConquer(problem, tol, part_solver=partial(part_build, "smo", shrinking,
                                                                 max_iter),
                               round_solver=partial(_round_build, params),
@@ -104,7 +104,7 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
                               random_state=random_state, alpha=alpha,
                               n_clusters=None if clusters == "auto" else clusters,
                               levels=dc["dc_levels"],
-                              sample_size=None if sample_size == "auto" else sample_size,
+                              sample_size=dc["dc_sample_size"],
                               early_stop_level=dc["early_stop_level"], deadline=deadline)
     return solver, math.inf
 
