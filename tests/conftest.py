@@ -79,6 +79,24 @@ def bad_parameter(estimator, name, value):
             rf"Got {re.escape(repr(value))} instead\.$")
 
 
+
+def refuses_bad_dask_arrays(estimator, dense, y):
+    """What every dask estimator refuses in its dask-array input, with the message
+    naming it: ``dense`` is heart_scale's rows (270 x 13), ``y`` its labels."""
+    import dask.array as da
+    import numpy as np
+
+    with pytest.raises(ValueError, match="chunked along its columns"):
+        estimator().fit(da.from_array(dense, chunks=(90, 5)), y)
+    with pytest.raises(ValueError, match="X has 270 rows but y has 269 labels"):
+        estimator().fit(da.from_array(dense, chunks=(90, 13)), y[:-1])
+    with pytest.raises(ValueError, match="only one class"):
+        estimator().fit(da.from_array(dense, chunks=(90, 13)), np.ones(len(y)))
+    bad = dense.copy()
+    bad[100, 2] = np.nan
+    with pytest.raises(ValueError, match="partition 1: X contains NaN"):
+        estimator().fit(da.from_array(bad, chunks=(90, 13)), y)
+
 def pytest_sessionfinish(session):
     """A pytest-xdist worker hands its part of the robustness tally to the controller."""
     robustness = sys.modules.get("robustness")

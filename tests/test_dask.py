@@ -13,6 +13,7 @@ distributed = pytest.importorskip("distributed")
 
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
+from conftest import refuses_bad_dask_arrays  # noqa: E402
 from dualsvm import LinearSVC  # noqa: E402
 from dualsvm.dask import LinearSVC as DaskSVC  # noqa: E402
 from dualsvm.dask.cocoa import best_step, build_partition, coupling, local_round, settle
@@ -338,16 +339,7 @@ def test_a_killed_worker_loses_no_model(client, load):
 def test_bad_input_is_refused_with_a_clear_message(client, load):
     X, y = load("heart_scale")
     dense = X.toarray()
-    with pytest.raises(ValueError, match="chunked along its columns"):
-        DaskSVC().fit(da.from_array(dense, chunks=(90, 5)), y)
-    with pytest.raises(ValueError, match="X has 270 rows but y has 269 labels"):
-        DaskSVC().fit(da.from_array(dense, chunks=(90, 13)), y[:-1])
-    with pytest.raises(ValueError, match="only one class"):
-        DaskSVC().fit(da.from_array(dense, chunks=(90, 13)), np.ones(len(y)))
-    bad = dense.copy()
-    bad[100, 2] = np.nan
-    with pytest.raises(ValueError, match="partition 1: X contains NaN"):
-        DaskSVC().fit(da.from_array(bad, chunks=(90, 13)), y)
+    refuses_bad_dask_arrays(DaskSVC, dense, y)
     with pytest.raises(ValueError, match="loss must be"):
         DaskSVC(loss="log").fit(da.from_array(dense, chunks=(90, 13)), y)
 

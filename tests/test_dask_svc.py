@@ -15,6 +15,7 @@ distributed = pytest.importorskip("distributed")
 from sklearn.datasets import load_wine  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
+from conftest import refuses_bad_dask_arrays  # noqa: E402
 from dualsvm import SVC  # noqa: E402
 from dualsvm.dask import SVC as DaskSVC  # noqa: E402
 from dualsvm.dask.inputs import ArrayData  # noqa: E402
@@ -182,16 +183,7 @@ def test_ctrl_c_and_the_time_limit_return_the_current_model_with_its_gap(client,
 def test_bad_input_is_refused_with_a_clear_message(client, load, data_dir, tmp_path):
     X, y = load("heart_scale")
     dense = X.toarray()
-    with pytest.raises(ValueError, match="chunked along its columns"):
-        DaskSVC().fit(da.from_array(dense, chunks=(90, 5)), y)
-    with pytest.raises(ValueError, match="X has 270 rows but y has 269 labels"):
-        DaskSVC().fit(da.from_array(dense, chunks=(90, 13)), y[:-1])
-    with pytest.raises(ValueError, match="only one class"):
-        DaskSVC().fit(da.from_array(dense, chunks=(90, 13)), np.ones(len(y)))
-    bad = dense.copy()
-    bad[100, 2] = np.nan
-    with pytest.raises(ValueError, match="partition 1: X contains NaN"):
-        DaskSVC().fit(da.from_array(bad, chunks=(90, 13)), y)
+    refuses_bad_dask_arrays(DaskSVC, dense, y)
     with pytest.raises(ValueError, match="takes a kernel by name"):
         DaskSVC(kernel="precomputed").fit(da.from_array(dense, chunks=(90, 13)), y)
     with pytest.raises(ValueError, match="'C' parameter"):
