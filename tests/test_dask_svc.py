@@ -201,6 +201,8 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     import subprocess
     import sys
 
+    from dualsvm import cli
+
     def run(*args):
         return subprocess.run([sys.executable, "-m", "dualsvm", *args], cwd=tmp_path,
                               capture_output=True, text=True)
@@ -216,8 +218,8 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     assert summary["dual"] == pytest.approx(local.dual_[0], rel=1e-4)
     assert summary["status"] == "converged" and summary["n_support"] == len(local.support_)
     assert "Total nSV" in done.stderr and os.path.getsize(tmp_path / "t.jsonl") > 0
-    done = run("predict", str(data_dir / "heart_scale"), "heart.model", "out.txt")
-    assert done.returncode == 0, done.stderr
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["predict", str(data_dir / "heart_scale"), "heart.model", "out.txt"]) == 0
     predicted = np.loadtxt(tmp_path / "out.txt")
     assert np.mean(predicted == local.predict(X)) == 1.0
     # divide and conquer on the cluster: the same model
@@ -229,9 +231,6 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     assert summary["dual"] == pytest.approx(local.dual_[0], rel=1e-4)
     # what the cluster's kernel training has no use for is refused, never ignored (in
     # this process: the refusals come before any cluster starts)
-    from dualsvm import cli
-
-    monkeypatch.chdir(tmp_path)
     for flag, text in ((["-s", "1"], "-s 1"), (["-b", "1"], "-b"), (["-t", "4"], "-t 4"),
                        (["-h", "0"], "-h 0"), (["--local-epochs", "3"], "--local-epochs"),
                        (["--memory", "1"], "--memory"), (["-B", "1"], "-B"),
