@@ -13,6 +13,15 @@ from pathlib import Path
 import pytest
 from sklearn.datasets import load_svmlight_file
 
+# GNU OpenMP's threads (Numba's 'omp' threading layer) spin after each parallel region,
+# waiting for the next: beside pytest-xdist's other workers on every core, a spinning
+# thread takes the core another process, or its own main thread, needs, and the tests'
+# many small parallel regions cost several times their work (test_ws_smo.py and
+# test_kernel_solvers.py in one process on a loaded machine: 130 s of CPU, 16 s
+# passive). Set before any parallel region runs; the workers and the subprocesses
+# (command lines, Dask workers) inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 SHIPPED_DATA = Path(__file__).resolve().parent / "data"
 BENCHMARK_DATA = Path(os.environ.get("DUALSVM_DATA",
                                      Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
