@@ -241,14 +241,19 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
         assert text in capsys.readouterr().err, flag
 
 
+def peak_rss():
+    """This process's peak resident set (Linux's VmHWM; not getrusage's ru_maxrss, which
+    a spawned process inherits from the process it was forked from)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+
+
 def test_data_no_single_worker_holds(load):
     """Each worker's memory_limit is below what the fit needs in one process (the rows
     and the kernel columns it used: a worker's cache holds columns of half the rows, so
     one process would need twice it for the same columns) and the two limits together
     are above it; the fit stays under every limit (a worker above 95% of its limit is
     killed by its nanny: none is rebuilt) and reaches the in-memory objective."""
-    import resource
-
     import dask
     import psutil
 
@@ -265,8 +270,7 @@ def test_data_no_single_worker_holds(load):
         start = c.run(lambda: psutil.Process().memory_info().rss)
         cache = int(0.95 * limit - max(start.values()) - 60 * 2**20)  # what a worker has room for
         model = DaskSVC(cache_size=cache / 2**20).fit(as_dask(X, 2), y)
-        # the peak, not the RSS after the fit: the partitions' caches may be freed by then
-        peak = c.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+        peak = c.run(peak_rss)
     record = model.history_[0][-1]
     assert record["rebuilt"] == 0 and model.status_ == ["converged"]
     # the columns each partition computed (both get the same working sets): its cache
@@ -275,6 +279,7 @@ def test_data_no_single_worker_holds(load):
     filled = min(cache, columns * 8 * (len(y) // 2))
     rows = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     assert max(start.values()) + 2 * filled + rows > limit, "the data and columns fit one worker"
+    # the peak, not the resident set after the fit: the caches may be freed by then
     for worker, used in peak.items():
         assert start[worker] + 0.9 * filled < used < 0.95 * limit, (start, filled, peak)
     local = SVC().fit(X, y)
