@@ -5,6 +5,7 @@ from the directory in DUALSVM_DATA and only slow tests may ask for them: when on
 missing, the test fails if the environment variable CI is set and is skipped otherwise.
 """
 
+import importlib.util
 import os
 import re
 import sys
@@ -33,6 +34,20 @@ def pytest_collection_modifyitems(items):
         if BENCHMARK_FIXTURES & set(item.fixturenames) and not item.get_closest_marker("slow"):
             raise pytest.UsageError(f"{item.nodeid} reads benchmark data but is not marked slow; "
                                     "ship its data in tests/data or mark it slow")
+
+
+def pytest_configure(config):
+    """pytest-xdist's controller compiles what most test files run (numba_warmup.py,
+    in two processes) before the workers start: in a fresh clone they would each
+    compile it, at the same time (not when the package's cache holds anything)."""
+    if (getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput")
+            and not any(Path(importlib.util.find_spec("dualsvm").origin).parent.rglob("*.nbi"))):
+        import subprocess
+
+        script = Path(__file__).resolve().parent / "numba_warmup.py"
+        parts = [subprocess.Popen([sys.executable, str(script), part]) for part in ("kernel", "other")]
+        for part in parts:
+            part.wait()
 
 
 def _in_ci():
