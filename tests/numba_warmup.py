@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+
 def main(part):
     warnings.simplefilter("ignore")
     import dualsvm
