@@ -5,6 +5,7 @@ from the directory in DUALSVM_DATA and only slow tests may ask for them: when on
 missing, the test fails if the environment variable CI is set and is skipped otherwise.
 """
 
+import importlib.util
 import os
 import re
 import sys
@@ -12,6 +13,15 @@ from pathlib import Path
 
 import pytest
 from sklearn.datasets import load_svmlight_file
+
+# GNU OpenMP's threads (Numba's 'omp' threading layer) spin after each parallel region,
+# waiting for the next: beside pytest-xdist's other workers on every core, a spinning
+# thread takes the core another process, or its own main thread, needs, and the tests'
+# many small parallel regions cost several times their work (test_ws_smo.py and
+# test_kernel_solvers.py in one process on a loaded machine: 130 s of CPU, 16 s
+# passive). Set before any parallel region runs; the workers and the subprocesses
+# (command lines, Dask workers) inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 SHIPPED_DATA = Path(__file__).resolve().parent / "data"
 BENCHMARK_DATA = Path(os.environ.get("DUALSVM_DATA",
@@ -24,6 +34,20 @@ def pytest_collection_modifyitems(items):
         if BENCHMARK_FIXTURES & set(item.fixturenames) and not item.get_closest_marker("slow"):
             raise pytest.UsageError(f"{item.nodeid} reads benchmark data but is not marked slow; "
                                     "ship its data in tests/data or mark it slow")
+
+
+def pytest_configure(config):
+    """pytest-xdist's controller compiles what most test files run (numba_warmup.py,
+    in two processes) before the workers start: in a fresh clone they would each
+    compile it, at the same time (not when the package's cache holds anything)."""
+    if (getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput")
+            and not any(Path(importlib.util.find_spec("dualsvm").origin).parent.rglob("*.nbi"))):
+        import subprocess
+
+        script = Path(__file__).resolve().parent / "numba_warmup.py"
+        parts = [subprocess.Popen([sys.executable, str(script), part]) for part in ("kernel", "other")]
+        for part in parts:
+            part.wait()
 
 
 def _in_ci():

@@ -201,6 +201,8 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     import subprocess
     import sys
 
+    from dualsvm import cli
+
     def run(*args):
         return subprocess.run([sys.executable, "-m", "dualsvm", *args], cwd=tmp_path,
                               capture_output=True, text=True)
@@ -216,8 +218,8 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     assert summary["dual"] == pytest.approx(local.dual_[0], rel=1e-4)
     assert summary["status"] == "converged" and summary["n_support"] == len(local.support_)
     assert "Total nSV" in done.stderr and os.path.getsize(tmp_path / "t.jsonl") > 0
-    done = run("predict", str(data_dir / "heart_scale"), "heart.model", "out.txt")
-    assert done.returncode == 0, done.stderr
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["predict", str(data_dir / "heart_scale"), "heart.model", "out.txt"]) == 0
     predicted = np.loadtxt(tmp_path / "out.txt")
     assert np.mean(predicted == local.predict(X)) == 1.0
     # divide and conquer on the cluster: the same model
@@ -229,9 +231,6 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
     assert summary["dual"] == pytest.approx(local.dual_[0], rel=1e-4)
     # what the cluster's kernel training has no use for is refused, never ignored (in
     # this process: the refusals come before any cluster starts)
-    from dualsvm import cli
-
-    monkeypatch.chdir(tmp_path)
     for flag, text in ((["-s", "1"], "-s 1"), (["-b", "1"], "-b"), (["-t", "4"], "-t 4"),
                        (["-h", "0"], "-h 0"), (["--local-epochs", "3"], "--local-epochs"),
                        (["--memory", "1"], "--memory"), (["-B", "1"], "-B"),
@@ -242,13 +241,19 @@ def test_command_line_trains_a_kernel_model_on_a_local_cluster(data_dir, load, t
         assert text in capsys.readouterr().err, flag
 
 
+def peak_rss():
+    """This process's peak resident set (Linux's VmHWM; not getrusage's ru_maxrss, which
+    a spawned process inherits from the process it was forked from)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+
+
 def test_data_no_single_worker_holds(load):
     """Each worker's memory_limit is below what the fit needs in one process (the rows
-    and the kernel cache: a cache of ``cache_size`` MB on each of two workers holds
-    columns of half the rows, so one process would need twice it for the same
-    columns) and the two limits together are above it; the fit stays under every
-    limit (a worker above 95% of its limit is killed by its nanny: none is rebuilt)
-    and reaches the in-memory objective."""
+    and the kernel columns it used: a worker's cache holds columns of half the rows, so
+    one process would need twice it for the same columns) and the two limits together
+    are above it; the fit stays under every limit (a worker above 95% of its limit is
+    killed by its nanny: none is rebuilt) and reaches the in-memory objective."""
     import dask
     import psutil
 
@@ -260,16 +265,23 @@ def test_data_no_single_worker_holds(load):
     with dask.config.set(quiet), distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
             memory_limit=limit) as cluster, distributed.Client(cluster) as c:
-        Xd = as_dask(X, 2)
-        DaskSVC(cache_size=1).fit(Xd[:500], y[:500])  # every module imported and compiled
-        start = max(c.run(lambda: psutil.Process().memory_info().rss).values())
-        cache = int(0.95 * limit - start - 60 * 2**20)  # what a worker has room for
-        rows = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-        assert start + 2 * cache + rows > limit, "the data and cache fit one worker"
-        model = DaskSVC(cache_size=cache / 2**20).fit(Xd, y)
-        end = c.run(lambda: psutil.Process().memory_info().rss)
-    assert model.history_[0][-1]["rebuilt"] == 0 and model.status_ == ["converged"]
-    assert all(start + 0.6 * cache < used < 0.95 * limit for used in end.values())  # filled
+        # a partition on each worker: every module imported and compiled on both
+        DaskSVC(cache_size=1).fit(as_dask(X[:1000], 2), y[:1000])
+        start = c.run(lambda: psutil.Process().memory_info().rss)
+        cache = int(0.95 * limit - max(start.values()) - 60 * 2**20)  # what a worker has room for
+        model = DaskSVC(cache_size=cache / 2**20).fit(as_dask(X, 2), y)
+        peak = c.run(peak_rss)
+    record = model.history_[0][-1]
+    assert record["rebuilt"] == 0 and model.status_ == ["converged"]
+    # the columns each partition computed (both get the same working sets): its cache
+    # held them all, or was full
+    columns = record["kernel_evaluations"] / len(y)
+    filled = min(cache, columns * 8 * (len(y) // 2))
+    rows = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    assert max(start.values()) + 2 * filled + rows > limit, "the data and columns fit one worker"
+    # the peak, not the resident set after the fit: the caches may be freed by then
+    for worker, used in peak.items():
+        assert start[worker] + 0.9 * filled < used < 0.95 * limit, (start, filled, peak)
     local = SVC().fit(X, y)
     np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-4)
 
