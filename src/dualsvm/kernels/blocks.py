@@ -33,8 +33,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from ..constants import POLY, RBF, SIGMOID
-from ..data.rows import is_dense, kernel_rows
-from ._access import row_square
+from ..data.rows import is_dense, kernel_rows, row_squares
 
 #: Rows per tile (a tile of 512 columns is 256 KB, within a core's L2 cache).
 TILE_ROWS = 64
@@ -284,12 +283,3 @@ def plain_array(a, dtype):
     """A writeable C-contiguous copy of a only when needed (the compiled signatures)."""
     return np.require(a, dtype, ["C", "W"])
 
-
-@njit(cache=True, nogil=True)
-def row_squares(rows, n):
-    """||x_i||^2 of the first n rows (the kernels' own sum, for their distances)."""
-    out = np.empty(n)
-    work = np.zeros(0)
-    for i in range(n):
-        out[i] = row_square(rows, i, work)
-    return out

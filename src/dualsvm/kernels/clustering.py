@@ -28,7 +28,8 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from ..constants import PRECOMPUTED
-from .blocks import TILE_ROWS, contiguous_rows, dense_points, kernel_row, row_squares
+from ..data.rows import row_squares
+from .blocks import TILE_ROWS, contiguous_rows, dense_points, kernel_row
 
 #: Lloyd's iterations of :func:`kernel_kmeans` at most (it stops when no label changes).
 KMEANS_ITERATIONS = 30

@@ -26,7 +26,7 @@ A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
 Inside an ``@njit`` loop, ``col = q_column(data, cache, j, active, m)`` returns
 column j as a float32 view of its slot, valid at the positions ``active[:m]``
 (entries elsewhere are stale), computing it on a miss (in parallel over the
-entries when m is large; see :mod:`._access` for the dot products).
+entries when m is large; see :mod:`dualsvm.data.rows` for the dot products).
 ``m == n`` asks for a complete column. The view stays valid until
 ``MIN_SLOTS - 1`` further columns have been requested (LRU eviction), so a
 solver may hold up to 7 columns at once.
@@ -80,9 +80,9 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from ..constants import PRECOMPUTED
-from ._access import clear_dots, column_dots, entry_dot, gram_entry
+from ..data.rows import clear_dots, column_dots, entry_dot, gram_entry, row_squares
 from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
-                     kernel_row, plain_array, row_squares)
+                     kernel_row, plain_array)
 from .functions import kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.

@@ -4,9 +4,8 @@ import numpy as np
 from numba import njit
 
 from ..constants import PRECOMPUTED, TAU
-from ..data.rows import row_row_dot
+from ..data.rows import gram_entry, row_row_dot
 from ..kernels import kernel_from_dot, q_column
-from ..kernels._access import gram_entry
 from ..kernels.qmatrix import COMPLETE, EVALUATIONS
 from ._knapsack_jit import conformal_pairs, solve_knapsack
 
