@@ -69,7 +69,8 @@ the points of B and O(n) vectors.
 
 import numpy as np
 
-from ._ws_jit import gather_block, local_smo, select_working_set, shrinkable, update_gradient
+from ._ws_jit import (gather_block, local_smo, place_rows, select_working_set, shrinkable,
+                      update_gradient)
 
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
@@ -238,7 +239,7 @@ class WorkingSetSMO:
         self._screening = (alpha is not None if screening is None else bool(screening)) \
             and not self.fused
         self._screened_from = None  # alpha when the screened variables were left out
-        self._last_block = None  # fused mode: the last set sorted, its sorting order, its block
+        self._last_block = None  # fused mode: the last set in its block's order, its block
         self._all_active = None  # fused mode: (alpha, G) when the last shrinking began
         self._select()
         self.finished = False
@@ -359,28 +360,26 @@ class WorkingSetSMO:
         self._all_active = None
 
     def _fused_block(self, ws):
-        """Q[ws, ws] for the fused mode: the entries between variables of the last set
-        (the kept half at least) from its block, the others computed (Q is symmetric:
-        the rows of the new variables serve as their columns)."""
+        """(layout, Q[layout, layout]) for the fused mode: ``layout`` is the set ``ws``
+        in the order of the block's rows. The variables of the last set keep their rows
+        of its block, in place; the new ones take the rows of those that left, computed
+        (Q is symmetric: a new row is also the new column). A set of another size gets
+        a block of its own."""
         qm = self.problem.q
-        if self._last_block is None:
-            block = qm.block(ws, ws)
+        if self._last_block is None or len(self._last_block[0]) != len(ws):
+            self._last_block = None  # freed before the new block is made
+            layout, block = ws.copy(), qm.block(ws, ws)
         else:
-            last, order, last_block = self._last_block
-            at = np.minimum(np.searchsorted(last, ws), len(last) - 1)
-            found = last[at] == ws
-            old, new = np.flatnonzero(found), np.flatnonzero(~found)
-            block = np.empty((len(ws), len(ws)))
-            where = order[at[old]]  # their places in the last set
-            block[np.ix_(old, old)] = last_block[np.ix_(where, where)]
-            self._last_block = last_block = None  # freed before the new rows are made
-            if len(new):
-                rows = qm.block(ws[new], ws)
-                block[new] = rows
-                block[np.ix_(old, new)] = rows[:, old].T
-        order = np.argsort(ws)
-        self._last_block = (ws[order], order, block)
-        return block
+            layout, block = self._last_block
+            chosen = np.zeros(self.problem.n_samples, dtype=bool)
+            chosen[ws] = True
+            left = np.flatnonzero(~chosen[layout])
+            chosen[layout] = False  # now: the new variables
+            if len(left):
+                layout[left] = ws[chosen[ws]]
+                place_rows(block, left, qm.block(layout[left], layout))
+        self._last_block = (layout, block)
+        return layout, block
 
     def _select_active(self):
         p = self.problem
@@ -394,10 +393,11 @@ class WorkingSetSMO:
             return True
         p = self.problem
         qm = p.q
-        ws = self._ws[:self._count].copy()
+        chosen = self._ws[:self._count].copy()  # in the order of selection
         if self.fused:
-            block = self._fused_block(ws)
+            ws, block = self._fused_block(chosen)
         else:
+            ws = chosen
             ws_slots = qm.complete_slots(ws)
             block = np.empty((len(ws), len(ws)))
             gather_block(qm.cache[0], ws_slots, ws, block)
@@ -423,7 +423,7 @@ class WorkingSetSMO:
             update_gradient(qm.cache[0], ws_slots, delta, self.G, self.active)
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
-        self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
+        self._keep = chosen[len(chosen) - self.q // 2:] if len(chosen) > self.q // 2 else chosen
         if not self.fused and self._may_fuse and \
                 self._free_count() > FREE_FRACTION * qm.n_slots:
             self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
