@@ -197,8 +197,10 @@ def place_rows(block, positions, rows):
             p = positions[r]
             for t in range(start, stop):
                 block[t, p] = rows[r, t]
-    for r in range(len(positions)):
-        block[positions[r], :] = rows[r]
+    for r in range(len(positions)):  # loops, not slices: much less to compile
+        p = positions[r]
+        for t in range(q):
+            block[p, t] = rows[r, t]
 
 
 @njit(cache=True, nogil=True)

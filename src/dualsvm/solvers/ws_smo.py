@@ -42,9 +42,12 @@ iteration shrinks (see ``SCREEN_SLACK``).
 
 Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
 4 n^2 bytes) and thrashes (``FREE_FRACTION``): the columns are not stored at all.
-Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
-<dualsvm.kernels.QMatrix.block>`), less the entries between variables of the last set
-(half of B at least: the kept half), which come from the last block, and step 4
+Step 2 keeps only the q x q block Q[B, B], in place from set to set: the variables
+of the last set (half of B at least: the kept half) keep their rows of it, and the
+rows of the new ones (:meth:`QMatrix.block <dualsvm.kernels.QMatrix.block>`) replace
+those of the variables that left, as rows and as columns (a block gathered anew
+instead cost 0.3 to 0.9 s of copies a fit at the tuned settings of the kernel
+benchmark, more than the kernel values it saved on ijcnn1); step 4
 computes G += Q[:, B] (a_B - a_B_old) by tiles of rows whose kernel values are used
 as they are made
 (:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
@@ -63,8 +66,8 @@ the rule is checked on all.
 Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
 most the number of columns it holds), plus the dense layout of at most one
 block's points (within the cache's block allowance) and O(n) vectors; in fused
-mode, the q x q blocks of this set and the last (at most ``cache_size`` together),
-the points of B and O(n) vectors.
+mode, the q x q block and a set's new rows (at most another q x q: ``cache_size``
+together), the points of B and O(n) vectors.
 """
 
 import numpy as np
@@ -101,8 +104,8 @@ SCREEN_SLACK = 0.1
 SCREEN_VIOLATION = 0.1
 
 #: Fused mode (module docstring): q is the largest power of two <= min(FUSED_WORKING_SET,
-#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size (the
-#: last set's block is kept beside it).
+#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size (a
+#: set's new rows, at most as many again, are computed beside it).
 #: Measured with one thread (CPU seconds, counts), RBF, tol 1e-3: a9a at C = 8, gamma =
 #: 2^-5 (11,400 support vectors, 10,000 at C): 28 working sets of 2048, 1.5e9 kernel
 #: values, 8.3 s, against SMO's 55,000 steps, 1.2e9 values computed one column at a time
