@@ -442,9 +442,10 @@ def merge(path, record, key, keep=None):
     """``record`` with the results of the record at ``path`` that it does not measure again.
 
     Results are matched by ``key(result)``; ``keep(result)``, if given, says which old
-    results can be carried over at all (e.g. those with the fields the page needs). ``parts`` lists the runs that made the
-    merged results, and every result gets ``run``, its run's index there: a table made
-    in parts (one data set per run) keeps each part's command, date and load.
+    results can be carried over at all (e.g. those with the fields the page needs).
+    ``parts`` lists the runs that made the merged results, and every result gets
+    ``run``, its run's index there: a table made in parts (one data set per run) keeps
+    each part's command, date and load.
     """
     record.setdefault("load_average_at_end", load_average())
     parts, results = [], []
