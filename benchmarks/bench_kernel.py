@@ -423,6 +423,16 @@ def setting_text(record):
         "|D_LIBSVM| (positive: higher, better).")
 
 
+def current(result):
+    """Whether a result has this script's fields: results of runs before ``accuracy_on``
+    (an older layout, without oneDAL) are left out of a merge, to be rerun."""
+    if "accuracy_on" in result:
+        return True
+    log(f"merge: left out {result['dataset']} {result.get('kernel', '')} C = {result['C']:g} "
+        "of an older run (its fields are not this page's)")
+    return False
+
+
 def default_page(record):
     results = record["results"]
     solvers = columns(results)
@@ -735,7 +745,8 @@ def main(argv=None):
     partial.unlink()
     if args.merge and out_dir is not None:
         record = merge(out_dir / f"{name}.json", record,
-                       key=lambda r: r["dataset"] if tuned else (r["dataset"], r["kernel"], r["C"]))
+                       key=lambda r: r["dataset"] if tuned else (r["dataset"], r["kernel"], r["C"]),
+                       keep=current)
     text = tuned_page(record, params) if tuned else default_page(record)
     print(text)
     if out_dir is not None:

@@ -438,12 +438,14 @@ def page(title, record, body):
     return "\n".join(lines + ["", *body]).rstrip("\n") + "\n"
 
 
-def merge(path, record, key):
+def merge(path, record, key, keep=None):
     """``record`` with the results of the record at ``path`` that it does not measure again.
 
-    Results are matched by ``key(result)``. ``parts`` lists the runs that made the
-    merged results, and every result gets ``run``, its run's index there: a table made
-    in parts (one data set per run) keeps each part's command, date and load.
+    Results are matched by ``key(result)``; ``keep(result)``, if given, says which old
+    results can be carried over at all (e.g. those with the fields the page needs).
+    ``parts`` lists the runs that made the merged results, and every result gets
+    ``run``, its run's index there: a table made in parts (one data set per run) keeps
+    each part's command, date and load.
     """
     record.setdefault("load_average_at_end", load_average())
     parts, results = [], []
@@ -452,7 +454,7 @@ def merge(path, record, key):
         old_parts = old.get("parts") or [{field: old.get(field) for field in RUN_FIELDS}]
         again = {key(result) for result in record["results"]}
         for result in old["results"]:
-            if key(result) in again:
+            if key(result) in again or (keep is not None and not keep(result)):
                 continue
             part = old_parts[result.get("run", 0)]
             if part not in parts:

@@ -129,9 +129,9 @@ def test_memory_stays_within_cache_size_data_and_n_vectors(load):
         assert model.solver_used_ == {"smo": "smo", "auto": "ws"}[solver]
         # 44 vectors of n: the solver's (alpha, G, G_bar, status, the active set, ...), the
         # products kept for a path's next fit (Q a, G_bar, the certificate's exact Q a
-        # with its alpha) and the temporaries of the certificate; ws: its q x q blocks of Q
-        # in float64, this set's and the last one's (fused mode from a few sets on: the
-        # cache holds 81 columns, q = 256)
+        # with its alpha) and the temporaries of the certificate; ws: its q x q block of Q
+        # in float64 and a set's new rows, at most as many (fused mode from a few sets on:
+        # the cache holds 81 columns, q = 256)
         block = 2 * 8 * fused_working_set_size(X.shape[0], 2 * 2**20)**2 \
             if solver == "auto" else 0
         assert peak <= 2 * 2**20 + rows + by_feature + 44 * 8 * X.shape[0] + block, solver

@@ -3,6 +3,8 @@
 * :func:`select_working_set`: the q most violating active variables, LIBSVM's order;
 * :func:`gather_block`: Q[ws, ws] from the working set's complete cached columns
   (:meth:`QMatrix.complete_slots <dualsvm.kernels.QMatrix.complete_slots>`);
+* :func:`place_rows`: new variables' rows and columns written into a fused working
+  set's block in place;
 * :func:`local_smo`: SMO steps (WSS3, LIBSVM's clipping) on the q-variable
   sub-problem, all of it in a q x q block;
 * :func:`update_gradient`: G[rows] += Q[rows, ws] delta, in parallel over the rows.
@@ -19,6 +21,8 @@ from ._smo_jit import step_pair
 
 #: Rows per parallel chunk of the gradient update.
 _CHUNK = 4096
+#: Rows of a block written at a time by place_rows (one cache line each, kept).
+_TILE = 64
 
 
 @njit(cache=True, nogil=True)
@@ -180,6 +184,23 @@ def gather_block(slots, ws_slots, ws, out):
         column = slots[ws_slots[a]]
         for b in range(q):
             out[a, b] = column[ws[b]]
+
+
+@njit(cache=True, nogil=True)
+def place_rows(block, positions, rows):
+    """block[p_r, :] = block[:, p_r] = rows[r] for p_r = positions[r] (Q is symmetric: a
+    new variable's row of the block is also its column), in place."""
+    q = block.shape[0]
+    for start in range(0, q, _TILE):  # the columns by tiles of rows, each row's lines reused
+        stop = min(start + _TILE, q)
+        for r in range(len(positions)):
+            p = positions[r]
+            for t in range(start, stop):
+                block[t, p] = rows[r, t]
+    for r in range(len(positions)):  # loops, not slices: much less to compile
+        p = positions[r]
+        for t in range(q):
+            block[p, t] = rows[r, t]
 
 
 @njit(cache=True, nogil=True)

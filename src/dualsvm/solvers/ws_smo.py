@@ -42,9 +42,12 @@ iteration shrinks (see ``SCREEN_SLACK``).
 
 Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
 4 n^2 bytes) and thrashes (``FREE_FRACTION``): the columns are not stored at all.
-Step 2 computes only the q x q block Q[B, B] (:meth:`QMatrix.block
-<dualsvm.kernels.QMatrix.block>`), less the entries between variables of the last set
-(half of B at least: the kept half), which come from the last block, and step 4
+Step 2 keeps only the q x q block Q[B, B], in place from set to set: the variables
+of the last set (half of B at least: the kept half) keep their rows of it, and the
+rows of the new ones (:meth:`QMatrix.block <dualsvm.kernels.QMatrix.block>`) replace
+those of the variables that left, as rows and as columns (a block gathered anew
+instead cost 0.3 to 0.9 s of copies a fit at the tuned settings of the kernel
+benchmark, more than the kernel values it saved on ijcnn1); step 4
 computes G += Q[:, B] (a_B - a_B_old) by tiles of rows whose kernel values are used
 as they are made
 (:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
@@ -63,13 +66,14 @@ the rule is checked on all.
 Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
 most the number of columns it holds), plus the dense layout of at most one
 block's points (within the cache's block allowance) and O(n) vectors; in fused
-mode, the q x q blocks of this set and the last (at most ``cache_size`` together),
-the points of B and O(n) vectors.
+mode, the q x q block and a set's new rows (at most another q x q: ``cache_size``
+together), the points of B and O(n) vectors.
 """
 
 import numpy as np
 
-from ._ws_jit import gather_block, local_smo, select_working_set, shrinkable, update_gradient
+from ._ws_jit import (gather_block, local_smo, place_rows, select_working_set, shrinkable,
+                      update_gradient)
 
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
@@ -100,8 +104,8 @@ SCREEN_SLACK = 0.1
 SCREEN_VIOLATION = 0.1
 
 #: Fused mode (module docstring): q is the largest power of two <= min(FUSED_WORKING_SET,
-#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size (the
-#: last set's block is kept beside it).
+#: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size (a
+#: set's new rows, at most as many again, are computed beside it).
 #: Measured with one thread (CPU seconds, counts), RBF, tol 1e-3: a9a at C = 8, gamma =
 #: 2^-5 (11,400 support vectors, 10,000 at C): 28 working sets of 2048, 1.5e9 kernel
 #: values, 8.3 s, against SMO's 55,000 steps, 1.2e9 values computed one column at a time
@@ -238,7 +242,7 @@ class WorkingSetSMO:
         self._screening = (alpha is not None if screening is None else bool(screening)) \
             and not self.fused
         self._screened_from = None  # alpha when the screened variables were left out
-        self._last_block = None  # fused mode: the last set sorted, its sorting order, its block
+        self._last_block = None  # fused mode: the last set in its block's order, its block
         self._all_active = None  # fused mode: (alpha, G) when the last shrinking began
         self._select()
         self.finished = False
@@ -359,28 +363,26 @@ class WorkingSetSMO:
         self._all_active = None
 
     def _fused_block(self, ws):
-        """Q[ws, ws] for the fused mode: the entries between variables of the last set
-        (the kept half at least) from its block, the others computed (Q is symmetric:
-        the rows of the new variables serve as their columns)."""
+        """(layout, Q[layout, layout]) for the fused mode: ``layout`` is the set ``ws``
+        in the order of the block's rows. The variables of the last set keep their rows
+        of its block, in place; the new ones take the rows of those that left, computed
+        (Q is symmetric: a new row is also the new column). A set of another size gets
+        a block of its own."""
         qm = self.problem.q
-        if self._last_block is None:
-            block = qm.block(ws, ws)
+        if self._last_block is None or len(self._last_block[0]) != len(ws):
+            self._last_block = None  # freed before the new block is made
+            layout, block = ws.copy(), qm.block(ws, ws)
         else:
-            last, order, last_block = self._last_block
-            at = np.minimum(np.searchsorted(last, ws), len(last) - 1)
-            found = last[at] == ws
-            old, new = np.flatnonzero(found), np.flatnonzero(~found)
-            block = np.empty((len(ws), len(ws)))
-            where = order[at[old]]  # their places in the last set
-            block[np.ix_(old, old)] = last_block[np.ix_(where, where)]
-            self._last_block = last_block = None  # freed before the new rows are made
-            if len(new):
-                rows = qm.block(ws[new], ws)
-                block[new] = rows
-                block[np.ix_(old, new)] = rows[:, old].T
-        order = np.argsort(ws)
-        self._last_block = (ws[order], order, block)
-        return block
+            layout, block = self._last_block
+            chosen = np.zeros(self.problem.n_samples, dtype=bool)
+            chosen[ws] = True
+            left = np.flatnonzero(~chosen[layout])
+            chosen[layout] = False  # now: the new variables
+            if len(left):
+                layout[left] = ws[chosen[ws]]
+                place_rows(block, left, qm.block(layout[left], layout))
+        self._last_block = (layout, block)
+        return layout, block
 
     def _select_active(self):
         p = self.problem
@@ -394,10 +396,11 @@ class WorkingSetSMO:
             return True
         p = self.problem
         qm = p.q
-        ws = self._ws[:self._count].copy()
+        chosen = self._ws[:self._count].copy()  # in the order of selection
         if self.fused:
-            block = self._fused_block(ws)
+            ws, block = self._fused_block(chosen)
         else:
+            ws = chosen
             ws_slots = qm.complete_slots(ws)
             block = np.empty((len(ws), len(ws)))
             gather_block(qm.cache[0], ws_slots, ws, block)
@@ -423,7 +426,7 @@ class WorkingSetSMO:
             update_gradient(qm.cache[0], ws_slots, delta, self.G, self.active)
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
-        self._keep = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
+        self._keep = chosen[len(chosen) - self.q // 2:] if len(chosen) > self.q // 2 else chosen
         if not self.fused and self._may_fuse and \
                 self._free_count() > FREE_FRACTION * qm.n_slots:
             self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
