@@ -11,9 +11,8 @@ one block of kernel values, computed here in tiles of rows:
   cache (on a9a, 14 nonzeros a row, this costs about 14 fused multiply-adds per
   kernel value instead of a sparse dot or a scattered by-feature accumulation);
 * the kernel function is applied over the tile's rows, with the exponential of
-  the RBF kernel and the sigmoid's tanh computed by vectorisable polynomials
-  (:func:`vexp` and :func:`vtanh`, within 2 and 6 ulp of libm's) instead of one libm call
-  per value;
+  the RBF kernel computed by a vectorisable polynomial (:func:`vexp`, within
+  2 ulp of libm's) instead of one libm call per value;
 * tiles are spread over the threads (``prange``).
 
 :func:`fill_slots` writes the result into the float32 slots of a column cache
@@ -76,30 +75,6 @@ def vexp(x):
     return p * _POW2[np.int64(k) - _K_MIN]
 
 
-#: tanh(x) for |x| below this by its odd Taylor polynomial (terms to x^11, truncation
-#: below 1e-18 relative), where 1 - exp(-2|x|) would lose digits; above, from vexp.
-_TANH_SERIES = 0.05
-_TANH_TAYLOR = (1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925)
-
-
-@njit(cache=True, nogil=True, inline="always", fastmath={"contract", "nsz"})
-def vtanh(x):
-    """tanh(x) for float64 x, by :func:`vexp` (a loop of it vectorises: no libm call);
-    within 6 ulp of libm's (the most just above the switch to the series)."""
-    a = min(abs(x), 20.0)  # tanh(20) is 1 in float64
-    e = vexp(-2.0 * a)
-    t = (1.0 - e) / (1.0 + e)
-    s = a * a
-    series = _TANH_TAYLOR[5]
-    series = series * s + _TANH_TAYLOR[4]
-    series = series * s + _TANH_TAYLOR[3]
-    series = series * s + _TANH_TAYLOR[2]
-    series = series * s + _TANH_TAYLOR[1]
-    series = (series * s + 1.0) * a
-    t = series if a < _TANH_SERIES else t
-    return t if x >= 0.0 else -t
-
-
 def dense_points(X, index):
     """Zt = X[index].T as a C-contiguous (d, m) float64 array (dense or CSR X)."""
     Z = X[index]
@@ -158,7 +133,7 @@ def _apply_kernel(params, sq_i, sq_cols, out):
             out[k] = result
     elif code == SIGMOID:
         for k in range(m):
-            out[k] = vtanh(gamma * out[k] + coef0)
+            out[k] = math.tanh(gamma * out[k] + coef0)
 
 
 @njit(cache=True, nogil=True, inline="always")
