@@ -103,7 +103,6 @@ def bad_parameter(estimator, name, value):
             rf"Got {re.escape(repr(value))} instead\.$")
 
 
-
 def refuses_bad_dask_arrays(estimator, dense, y):
     """What every dask estimator refuses in its dask-array input, with the message
     naming it: ``dense`` is heart_scale's rows (270 x 13), ``y`` its labels."""
@@ -120,6 +119,7 @@ def refuses_bad_dask_arrays(estimator, dense, y):
     bad[100, 2] = np.nan
     with pytest.raises(ValueError, match="partition 1: X contains NaN"):
         estimator().fit(da.from_array(bad, chunks=(90, 13)), y)
+
 
 def pytest_sessionfinish(session):
     """A pytest-xdist worker hands its part of the robustness tally to the controller."""

@@ -84,9 +84,9 @@ PARALLEL_MIN_ROWS = 10_000
 
 
 def sample_size_of(sample_size, early_stop_level):
-    """The rows k-means clusters at each level: ``sample_size``, or for None / 'auto'
+    """The rows k-means clusters at each level: ``sample_size``, or for 'auto'
     SAMPLE_SIZE (EARLY_SAMPLE_SIZE with early prediction)."""
-    if sample_size is not None and sample_size != "auto":
+    if sample_size != "auto":
         return int(sample_size)
     return EARLY_SAMPLE_SIZE if early_stop_level is not None else SAMPLE_SIZE
 
@@ -280,8 +280,8 @@ class DivideAndConquer:
         k: level l has k**l parts; None: :func:`auto_clusters`.
     levels : int
         L, the levels run (L, L - 1, ..., 1).
-    sample_size : int, 'auto' or None
-        Rows kernel k-means clusters at each level; 'auto' or None: ``SAMPLE_SIZE``, or
+    sample_size : int or 'auto'
+        Rows kernel k-means clusters at each level; 'auto': ``SAMPLE_SIZE``, or
         ``EARLY_SAMPLE_SIZE`` for early prediction.
     early_stop_level : int or None
         Stop after this level (1 .. L) with its :class:`LocalModels`.
@@ -294,7 +294,7 @@ class DivideAndConquer:
 
     def __init__(self, problem, tol, *, part_solver, round_solver, final_solver, random_state,
                  alpha=None, n_clusters=None,
-                 levels=1, sample_size=None, early_stop_level=None, deadline=None,
+                 levels=1, sample_size="auto", early_stop_level=None, deadline=None,
                  workers=None):
         if getattr(problem, "bias", None) != "exact":
             raise ValueError("divide and conquer solves a KernelDualProblem with bias='exact'")

@@ -103,8 +103,7 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
                               final_solver=partial(part_build, final, shrinking, max_iter),
                               random_state=random_state, alpha=alpha,
                               n_clusters=None if clusters == "auto" else clusters,
-                              levels=dc["dc_levels"],
-                              sample_size=dc["dc_sample_size"],
+                              levels=dc["dc_levels"], sample_size=dc["dc_sample_size"],
                               early_stop_level=dc["early_stop_level"], deadline=deadline)
     return solver, math.inf
 
