@@ -121,7 +121,8 @@ class Clock:
 
 
 def best_of(repeats, fits, log=None, once_above=None):
-    """Run every ``fits[name]()`` ``repeats`` times, interleaved across names.
+    """Run every ``fits[name]()`` ``repeats`` times, interleaved across names, the order
+    rotated by one name each round (no solver always runs first or after the same peer).
 
     Each fit returns a dict with at least ``seconds`` (and usually ``cpu_seconds``).
     Returns {name: the fastest run's dict, plus ``all_seconds``}; a solver that
@@ -129,8 +130,11 @@ def best_of(repeats, fits, log=None, once_above=None):
     took more than ``once_above`` seconds (its ``all_seconds`` says how often it ran).
     """
     best, times, errors = {}, {name: [] for name in fits}, {}
-    for _ in range(repeats):
-        for name, fit in fits.items():
+    names = list(fits)
+    for round_ in range(repeats):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            fit = fits[name]
             if name in errors or (once_above and times[name] and times[name][0] > once_above):
                 continue
             gc.collect()

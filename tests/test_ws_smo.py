@@ -307,3 +307,17 @@ def test_vectorised_exp_is_libm_exact_to_two_ulp():
     got = many(x)
     assert np.all(np.abs(got - expected) <= 2 * np.spacing(expected))
     assert got[-2] == 0.0 and math.isfinite(got[-1])
+
+
+def test_sigmoid_tiles_match_tanh_at_every_scale():
+    # tanh(x) = 2 / (1 + exp(-2x)) - 1 in the tiles: absolute error near 1e-16 for
+    # arguments from tiny to beyond exp's range, where it must give exactly -1 or 1.
+    x = np.concatenate([np.geomspace(1e-12, 800.0, 2000), np.linspace(-3.0, 3.0, 601)])
+    x = np.concatenate([x, -x, [0.0]])
+    X = np.ones((1, 1))
+    Z = x[:, None]  # K(1, z) = tanh(gamma z + coef0) with gamma 1, coef0 0
+    kernel = make_kernel("sigmoid", gamma=1.0, coef0=0.0)
+    got = kernel_times(kernel, X, point_tiles(Z, 2**20), np.eye(len(x)))[0]
+    np.testing.assert_allclose(got, np.tanh(x), rtol=0, atol=4e-16)
+    assert np.all(np.abs(got) <= 1.0)
+    assert got[np.argmax(x)] == 1.0 and got[np.argmin(x)] == -1.0
