@@ -66,8 +66,6 @@ def run_case(name, n, layout, C, factor, X, y, repeats, log):
     case = {"dataset": name, "n": n, "layout": layout, "C": C, "gamma": gamma,
             "gamma_factor": factor}
     runs = best_of(repeats, {s: (lambda s=s: fit(X, y, C, gamma, s)) for s in SOLVERS})
-    params = dualsvm.SVC(C=C, gamma=gamma, cache_size=CACHE_MB).get_params()
-    choice = choose_solver(params, n)
     duals = {s: dual(X, y, C, gamma, r["model"]) for s, r in runs.items() if "model" in r}
     best_dual = max(duals.values())
     case["solvers"] = {s: {"seconds": r["seconds"], "cpu_seconds": r["cpu_seconds"],
@@ -75,14 +73,23 @@ def run_case(name, n, layout, C, factor, X, y, repeats, log):
                            "n_support": r["n_support"], "dual": duals[s],
                            "dual_rel_diff": (duals[s] - best_dual) / abs(best_dual)}
                        for s, r in runs.items() if "model" in r}
+    score_choice(case)
+    times = {s: v["seconds"] for s, v in case["solvers"].items()}
+    log(f"{name}[:{n}] {layout} C={C} gamma={factor}/d: "
+        + ", ".join(f"{s} {t:.2f}s" for s, t in times.items())
+        + f"; auto -> {case['auto']} ({case['auto_ratio']:.2f} x the fastest)")
+    return case
+
+
+def score_choice(case):
+    """Record in ``case`` the solver ``choose_solver`` picks for it, why, and that
+    solver's time over the fastest's (the fits are timed once; the rule is not)."""
+    params = dualsvm.SVC(C=case["C"], gamma=case["gamma"], cache_size=CACHE_MB).get_params()
+    choice = choose_solver(params, case["n"])
     times = {s: v["seconds"] for s, v in case["solvers"].items()}
     fastest = min(times, key=times.get)
     case.update(auto=choice.name, auto_reason=choice.reason, fastest=fastest,
                 auto_ratio=times[choice.name] / times[fastest])
-    log(f"{name}[:{n}] {layout} C={C} gamma={factor}/d: "
-        + ", ".join(f"{s} {t:.2f}s" for s, t in times.items())
-        + f"; auto -> {choice.name} ({case['auto_ratio']:.2f} x the fastest)")
-    return case
 
 
 def markdown(cases, meta):
@@ -91,7 +98,11 @@ def markdown(cases, meta):
              *machine_lines(meta["machine"]),
              f"Load average (1, 5, 15 min) at start: {meta['machine']['load_average_at_start']}"
              f", at end: {meta['load_average_at_end']}  ",
-             f"Threads: {meta['threads']}  ", "",
+             f"Threads: {meta['threads']}  ",
+             *([f"auto's choice scored by the rule at git {meta['rescored']['git']} "
+                f"(`{meta['rescored']['command']}`, {meta['rescored']['date']}); the times "
+                "are the runs'.  "] if "rescored" in meta else []),
+             "",
              f"RBF C-SVC, tol {TOL}, cache {CACHE_MB} MB, gamma = factor / n_features; "
              f"best of {meta['repeats']} fits per solver, interleaved; seconds of "
              "`SVC.fit` (validation included). auto: the solver `choose_solver` picked "
@@ -133,8 +144,13 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--merge", action="store_true",
                         help="add to the cases of results/auto.json (same command line rules)")
+    parser.add_argument("--rescore", action="store_true",
+                        help="time nothing: score auto's choice in results/auto.json by "
+                             "today's choose_solver (after a change of the rule)")
     parser.add_argument("--output", default=str(RESULTS_DIR / "auto"))
     args = parser.parse_args(argv)
+    if args.rescore:
+        return rescore(args.output, argv)
     meta = {**new_record(argv), "threads": thread_pools(), "repeats": args.repeats}
     rng = np.random.default_rng(0)
     warm_X = sp.csr_matrix(rng.random((600, 5)) * (rng.random((600, 5)) < 0.5))
@@ -166,6 +182,22 @@ def main(argv=None):
         json.dump({"meta": meta, "cases": cases}, f, indent=1, default=float)
     with open(args.output + ".md", "w") as f:
         f.write(markdown(cases, meta))
+
+
+
+def rescore(output, argv):
+    """Score the recorded cases by today's ``choose_solver`` and rewrite the page."""
+    with open(output + ".json") as f:
+        record = json.load(f)
+    for case in record["cases"]:
+        score_choice(case)
+    now = new_record(argv)
+    record["meta"]["rescored"] = {"command": now["command"], "date": now["date"],
+                                  "git": now["machine"]["git"]}
+    with open(output + ".json", "w") as f:
+        json.dump(record, f, indent=1, default=float)
+    with open(output + ".md", "w") as f:
+        f.write(markdown(record["cases"], record["meta"]))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 FIT = {
     "SVC": "dualsvm.SVC().fit(X, y)",
-    # what SVC() runs from 5,000 rows (solver='auto'), so a first fit on real data
+    # what SVC() runs from 10,000 rows (solver='auto'), so a first fit on real data
     "SVC(solver='ws')": "dualsvm.SVC(solver='ws').fit(X, y)",
     "LinearSVC": "dualsvm.LinearSVC().fit(X, y)",
 }

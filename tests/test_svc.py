@@ -119,21 +119,21 @@ def test_memory_stays_within_cache_size_data_and_n_vectors(load):
     # SVC's copies: the rows in class order, and the same by feature (CSC) for columns
     rows = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     by_feature = X.nnz * (8 + 4) + 8 * (X.shape[1] + 1)
-    for solver in ("smo", "auto"):  # 'auto' takes 'ws': the cache holds 1.5% of Q's columns
+    for solver in ("smo", "ws"):  # the cache holds 1.5% of Q's columns
         tracemalloc.start()
         try:
             model = SVC(cache_size=2, solver=solver).fit(X, y)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-        assert model.solver_used_ == {"smo": "smo", "auto": "ws"}[solver]
+        assert model.solver_used_ == solver
         # 44 vectors of n: the solver's (alpha, G, G_bar, status, the active set, ...), the
         # products kept for a path's next fit (Q a, G_bar, the certificate's exact Q a
         # with its alpha) and the temporaries of the certificate; ws: its q x q block of Q
         # in float64 and a set's new rows, at most as many (fused mode from a few sets on:
         # the cache holds 81 columns, q = 256)
         block = 2 * 8 * fused_working_set_size(X.shape[0], 2 * 2**20)**2 \
-            if solver == "auto" else 0
+            if solver == "ws" else 0
         assert peak <= 2 * 2**20 + rows + by_feature + 44 * 8 * X.shape[0] + block, solver
 
 

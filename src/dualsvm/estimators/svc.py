@@ -71,7 +71,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         sets whose kernel columns are computed in bulk (ThunderSVM's design; no
         precomputed kernel), kept in the cache, or, once the cache thrashes, not
         stored at all (sets of 2048 as oneDAL's, LIBSVM's shrinking:
-        ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 5000 training rows (with
+        ``dualsvm.solvers.ws_smo``). 'auto': 'ws' from 10000 training rows (with
         shrinking and a kernel of data rows), else 'smo'
         (``dualsvm.training.kernel.choose_solver``); ``solver_used_`` says which and
         ``solver_reason_`` why (for 'ws', also the mode its sets ran in).

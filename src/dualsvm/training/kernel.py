@@ -136,13 +136,14 @@ KERNEL_SOLVERS = {
 }
 
 
-#: 'auto' takes the working-set solver from this many training rows (measured on 2
-#: cores, 100 MB cache, ijcnn1's first 5000, 10000 and 20000 rows: RBF at C = 1 and 10,
-#: sigmoid, the working sets 0.6 to 0.9 times SMO's time, its kernel columns computed in
-#: bulk by both cores while SMO computes one at a time; degree-3 poly on 5000 rows 1.2
-#: times). Its earlier threshold, the cache holding under 15% of Q's columns, dated
-#: from before the per-epoch certificate was compiled.
-AUTO_MIN_ROWS = 5000
+#: 'auto' takes the working-set solver from this many training rows. Measured on a grid
+#: (``benchmarks/results/auto.md``: a9a, w8a, ijcnn1; C 1, 32, 256; gamma 1, 8, 64 / d;
+#: RBF, 100 MB cache, 2 cores): SMO was the faster in 22 of 27 cases at 5000 rows (by
+#: up to 3.7x) and in 17 at 7500 (the two sums of times within 6%); at 10000 'ws' took
+#: 22% less time over the 27 (SMO faster by at most 1.6x, 'ws' by up to 2.9x), at 20000
+#: it was the faster in all 27 (by up to 3.6x). With fewer rows the cache holds most of
+#: Q, SMO computes each column about once, and the bulk columns have little to save.
+AUTO_MIN_ROWS = 10000
 
 
 class SolverChoice(NamedTuple):
