@@ -407,7 +407,7 @@ def setting_text(record):
         f"dualsvm: `SVC(solver={record['dualsvm_solver']!r})` (the solver it used is in the "
         "table). Fit seconds: best of "
         f"{record['repeats']} fits per solver, repeats interleaved across solvers, their order "
-        f"rotated each round (a solver whose fit took over {record['once_above']:g} s ran "
+        f"reversed every other round (a solver whose fit took over {record['once_above']:g} s ran "
         "once: see `all_seconds` in the JSON); data conversion outside the clock for every solver (dualsvm, oneDAL and "
         "scikit-learn get their CSR matrix; LIBSVM's `svm_problem` is built before its "
         "clock; ThunderSVM's own `all training time`, which excludes reading its input "
