@@ -124,7 +124,7 @@ def best_of(repeats, fits, log=None, once_above=None):
     """Run every ``fits[name]()`` ``repeats`` times, interleaved across names, the order
     reversed every other round: a fit follows only its neighbours in ``fits`` or itself,
     so no solver runs after the same peer every round (the first fit in this process
-    after a ThunderSVM process was measured 10% slower, whichever solver it was).
+    after a ThunderSVM process was measured 10% slower: w8a, sigmoid, SVC(solver="ws")).
 
     Each fit returns a dict with at least ``seconds`` (and usually ``cpu_seconds``).
     Returns {name: the fastest run's dict, plus ``all_seconds``}; a solver that
