@@ -302,6 +302,8 @@ def markdown(results):
             for name, r in solvers.items():
                 lines.append(f"| {name} | {r['seconds']:.1f} | {r['test_accuracy']:.4%} | "
                              f"{r['gap']:.1e} | {r['n_support']} | {r['peak_rss_mb']:.0f} |")
+            lines += [""] + [f"{name}: {r.get('run', 'an earlier run (not recorded)')}  "
+                             for name, r in solvers.items()]
             if exact and early:
                 lines += ["", f"Exact: {exact['seconds'] / 60:.1f} minutes (mark <= 10), peak "
                           f"RSS {exact['peak_rss_mb']:.0f} MB (mark < 4096). Early / exact: "
@@ -353,8 +355,11 @@ def main(argv=None):
     record["wall_seconds"] = time.perf_counter() - started
     path = args.output_dir / "dc.json"
     results = json.loads(path.read_text()) if path.exists() else {}
-    if args.part == "million" and "million" in results:  # one fit a run: keep the other
-        record["solvers"] = {**results["million"]["solvers"], **record["solvers"]}
+    if args.part == "million":  # one fit a run (its own peak RSS): keep the others
+        for fit in record["solvers"].values():
+            fit["run"] = f"`{record['command']}`, {record['date']}, git {record['machine']['git']}"
+        if "million" in results:
+            record["solvers"] = {**results["million"]["solvers"], **record["solvers"]}
     results[args.part] = record
     path.write_text(json.dumps(results, indent=1, default=float) + "\n")
     (args.output_dir / "dc.md").write_text(markdown(results))
