@@ -178,11 +178,15 @@ def main(argv=None):
                         cases.append(run_case(name, n, layout, C, factor, X, y_all[:n],
                                               args.repeats, print))
     meta["load_average_at_end"] = load_average()
-    with open(args.output + ".json", "w") as f:
-        json.dump({"meta": meta, "cases": cases}, f, indent=1, default=float)
-    with open(args.output + ".md", "w") as f:
-        f.write(markdown(cases, meta))
+    write(args.output, {"meta": meta, "cases": cases})
 
+
+def write(output, record):
+    """results/auto.json and its page."""
+    with open(output + ".json", "w") as f:
+        json.dump(record, f, indent=1, default=float)
+    with open(output + ".md", "w") as f:
+        f.write(markdown(record["cases"], record["meta"]))
 
 
 def rescore(output, argv):
@@ -194,10 +198,7 @@ def rescore(output, argv):
     now = new_record(argv)
     record["meta"]["rescored"] = {"command": now["command"], "date": now["date"],
                                   "git": now["machine"]["git"]}
-    with open(output + ".json", "w") as f:
-        json.dump(record, f, indent=1, default=float)
-    with open(output + ".md", "w") as f:
-        f.write(markdown(record["cases"], record["meta"]))
+    write(output, record)
 
 
 if __name__ == "__main__":

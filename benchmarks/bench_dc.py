@@ -356,8 +356,9 @@ def main(argv=None):
     path = args.output_dir / "dc.json"
     results = json.loads(path.read_text()) if path.exists() else {}
     if args.part == "million":  # one fit a run (its own peak RSS): keep the others
+        run = f"`{record['command']}`, {record['date']}, git {record['machine']['git']}"
         for fit in record["solvers"].values():
-            fit["run"] = f"`{record['command']}`, {record['date']}, git {record['machine']['git']}"
+            fit["run"] = run
         if "million" in results:
             record["solvers"] = {**results["million"]["solvers"], **record["solvers"]}
     results[args.part] = record

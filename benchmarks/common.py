@@ -133,8 +133,7 @@ def best_of(repeats, fits, log=None, once_above=None):
     """
     best, times, errors = {}, {name: [] for name in fits}, {}
     for round_ in range(repeats):
-        for name in list(fits)[::-1 if round_ % 2 else 1]:
-            fit = fits[name]
+        for name, fit in list(fits.items())[::-1 if round_ % 2 else 1]:
             if name in errors or (once_above and times[name] and times[name][0] > once_above):
                 continue
             gc.collect()

@@ -45,7 +45,8 @@ def pytest_configure(config):
         import subprocess
 
         script = Path(__file__).resolve().parent / "numba_warmup.py"
-        parts = [subprocess.Popen([sys.executable, str(script), part]) for part in ("kernel", "other")]
+        parts = [subprocess.Popen([sys.executable, str(script), part])
+                 for part in ("kernel", "other")]
         for part in parts:
             part.wait()
 
