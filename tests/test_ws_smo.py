@@ -2,6 +2,7 @@
 conditions; its bulk kernel blocks against the kernel definition; solver='auto'."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -12,10 +13,14 @@ from sklearn.exceptions import ConvergenceWarning
 from dualsvm import SVC, load_model, save_model
 from dualsvm.training.kernel import AUTO_MIN_ROWS, choose_solver
 from dualsvm.kernels import QMatrix, claim_slot, make_kernel
-from dualsvm.kernels.blocks import kernel_times, point_tiles, vexp
+from dualsvm.kernels.blocks import kernel_times, point_tiles
+from dualsvm.kernels.values import vexp
 from dualsvm.problems.kernel import KernelDualProblem
 from dualsvm.solvers import Stopping, run_epochs
-from dualsvm.solvers.ws_smo import WorkingSetSMO, fused_working_set_size, working_set_size
+from dualsvm.solvers import ws_smo
+from dualsvm.solvers.ws_smo import (FIRST_DECISION, POLICY_PROBE, POLICY_WINDOW, PROBE_SPACING,
+                                    ModePolicy, WorkingSetSMO, fused_working_set_size,
+                                    working_set_size)
 
 from reference import dual_objective, kernel_matrix, libsvm_kernel, one_vs_one_objectives
 
@@ -197,10 +202,9 @@ def test_fused_mode_shrinks_and_ends_on_every_variable(load):
     assert problem.q.cache_misses == 0  # no column stored
     _, _, cached = _solve(X, y, kernel, C=4.0, working_set=64, fused=False)
     assert result.dual == pytest.approx(cached.dual, rel=1e-6)
-    # the automatic mode: at C = 4 the cache of 8 MB (737 columns) thrashes on the free
-    # variables' columns (242 at the end), that of 100 MB holds Q; at C = 0.05 almost
-    # every support vector is at C (34 free) and the 8 MB cache serves
-    for C, cache_size, ends_fused in ((4.0, 8, True), (4.0, 100, False), (0.05, 8, False)):
+    # the automatic mode, whatever the measured policy chose (it reads the clock): the
+    # same dual, and the mode says what was chosen
+    for C, cache_size in ((4.0, 8), (4.0, 100), (0.05, 8)):
         problem_ = KernelDualProblem(X, y, np.full(len(y), C), "hinge", "exact", kernel,
                                      cache_size)
         auto = WorkingSetSMO(problem_, 1e-3)
@@ -208,11 +212,98 @@ def test_fused_mode_shrinks_and_ends_on_every_variable(load):
         result_ = run_epochs(auto, problem_, Stopping(max_iter=10**6))
         if C == 4.0:
             assert result_.dual == pytest.approx(cached.dual, rel=1e-6)
-        assert auto.fused == ends_fused
-        if not ends_fused and cache_size == 8:
-            assert problem_.q.cache_misses > problem_.q.n_slots  # the cache did turn over
+        assert re.fullmatch(MODE_REASON, auto.mode), auto.mode
+        assert auto.fused == auto.mode.startswith("cached, fused from set ")
     assert _max_violation(problem, result.alpha) < 0.5e-3 + 1e-6
     assert abs(y @ result.alpha) <= 1e-10 * result.alpha.sum()
+
+
+#: What WorkingSetSMO.mode says under the measured policy (ModePolicy.reason).
+_RATES = r"(log-violation decrease|dual gain) per second fused \S+ vs cached \S+"
+MODE_REASON = (r"(?:cached \(done before the first mode comparison, at cached set \d+\)"
+               r"|cached \(done during the first mode comparison\)"
+               rf"|cached, fused from set \d+ \(measured faster: {_RATES}\)"
+               rf"|cached \(fused measured slower \d+ times?; at set \d+: {_RATES}\))")
+
+
+def _feed(policy, records, first_set=1):
+    """policy.after_set over (seconds, progress, gain) records; the actions."""
+    return [policy.after_set(*record, first_set + k) for k, record in enumerate(records)]
+
+
+def test_mode_policy_compares_the_same_stretch_of_the_fit():
+    cached, window = (1.0, 0.5, 10.0), [None] * (POLICY_WINDOW - 1)
+    # a probe faster than the cached sets before it: fused from the probe's first set on
+    policy = ModePolicy()
+    assert _feed(policy, [cached] * FIRST_DECISION) == [None] * (FIRST_DECISION - 1) + ["probe"]
+    assert policy.reason() == "cached (done during the first mode comparison)"
+    probe = _feed(policy, [(1.0, 2.0, 50.0)] * POLICY_PROBE, 100)
+    assert probe == [None] * (POLICY_PROBE - 1) + ["fuse"]
+    assert _feed(policy, [cached]) == [None]
+    assert policy.reason() == ("cached, fused from set 100 (measured faster: log-violation "
+                               "decrease per second fused 2 vs cached 0.5)")
+    # slower than before it, faster than the mean of before and after (the cached rate
+    # at the probe's time): fused after the window that follows; the violation rose in
+    # a window, so the dual gain decides
+    policy = ModePolicy()
+    _feed(policy, [cached] * FIRST_DECISION)
+    assert _feed(policy, [(1.0, -0.1, 8.0)] * POLICY_PROBE) == [None] * (POLICY_PROBE - 1) \
+        + ["back"]
+    assert _feed(policy, [(1.0, 0.5, 2.0)] * POLICY_WINDOW, 200) == window + ["fuse"]
+    set_ = 200 + POLICY_WINDOW
+    assert policy.reason() == (f"cached, fused from set {set_} (measured faster: dual gain "
+                               "per second fused 8 vs cached 6)")
+    # slower than both: cached, and the next comparison once the cached sets have doubled
+    # and taken PROBE_SPACING times the probe's seconds
+    policy = ModePolicy()
+    assert policy.reason() == ("cached (done before the first mode comparison, at cached "
+                               f"set {FIRST_DECISION})")
+    _feed(policy, [cached] * FIRST_DECISION)
+    _feed(policy, [(1.0, 0.1, 1.0)] * POLICY_PROBE)
+    assert _feed(policy, [cached] * POLICY_WINDOW, 40) == window + [None]
+    assert re.fullmatch(MODE_REASON, policy.reason())
+    assert policy.reason() == ("cached (fused measured slower 1 time; at set "
+                               f"{40 + POLICY_WINDOW - 1}: log-violation decrease per second "
+                               "fused 0.1 vs cached 0.5)")
+    done = FIRST_DECISION + POLICY_WINDOW
+    wait = max(done, PROBE_SPACING * POLICY_PROBE)  # sets of 1 s
+    assert _feed(policy, [cached] * wait) == [None] * (wait - 1) + ["probe"]
+    policy = ModePolicy()  # sets of 8 s: the doubling decides
+    _feed(policy, [cached] * FIRST_DECISION)
+    _feed(policy, [(1.0, 0.1, 1.0)] * POLICY_PROBE)
+    _feed(policy, [(8.0, 4.0, 80.0)] * POLICY_WINDOW)
+    assert _feed(policy, [(8.0, 4.0, 80.0)] * done) == [None] * (done - 1) + ["probe"]
+    assert re.fullmatch(MODE_REASON, policy.reason())
+
+
+@pytest.mark.parametrize("fused_cost", [1e-4, 1e4], ids=["fused-cheap", "fused-dear"])
+def test_policy_follows_the_measured_costs_and_keeps_the_model(load, monkeypatch, fused_cost):
+    # a clock on which a fused set takes fused_cost and a cached set 1: the
+    # solver goes fused or stays cached as measured, says so, and ends at the same dual
+    X, y = load("a9a.bz2")
+    X, y = X[:2000], np.where(y[:2000] > 0, 1.0, -1.0)
+    kernel = make_kernel("rbf", gamma=0.05)
+    _, _, cached = _solve(X, y, kernel, C=4.0, fused=False)
+    problem = KernelDualProblem(X, y, np.full(len(y), 4.0), "hinge", "exact", kernel, 100)
+    clock = {"now": 0.0, "solver": None}
+
+    def fake_clock():
+        solver = clock["solver"]
+        clock["now"] += fused_cost if solver is not None and solver.fused else 1.0
+        return clock["now"]
+
+    monkeypatch.setattr(ws_smo, "perf_counter", fake_clock)
+    solver = WorkingSetSMO(problem, 1e-3, inner_ratio=0.5)  # many sets: comparisons happen
+    clock["solver"] = solver
+    result = run_epochs(solver, problem, Stopping(max_iter=10**6, monitor=False))
+    monkeypatch.undo()
+    assert solver.outer > FIRST_DECISION + POLICY_PROBE + POLICY_WINDOW, solver.outer
+    assert re.fullmatch(MODE_REASON, solver.mode), solver.mode
+    assert solver.fused == (fused_cost < 1)
+    assert solver.mode.startswith("cached, fused from set " if fused_cost < 1
+                                  else "cached (fused measured slower")
+    assert result.dual == pytest.approx(cached.dual, rel=1e-6)
+    assert _max_violation(problem, result.alpha) < 0.5e-3 + 1e-6
 
 
 def test_working_set_size_follows_the_cache():
@@ -255,9 +346,17 @@ def test_auto_choice_and_refusals(load, tmp_path, capsys):
         model = SVC(max_iter=3, cache_size=1).fit(X[:AUTO_MIN_ROWS], y[:AUTO_MIN_ROWS])
     assert model.solver_used_ == "ws" and model.n_iter_[0] == 3
     assert model.solver_reason_.startswith(f"auto: 'ws' for {AUTO_MIN_ROWS} rows")
-    # many free variables (C = 4) in a cache of 327 columns: the sets go fused, and say so
-    model = SVC(C=4.0, gamma=0.05, cache_size=8, solver="ws").fit(X[:5000], y[:5000])
-    assert model.solver_reason_.startswith("requested; cached, fused from set ")
+    # the sets' mode, as the measured policy chose it, is in the reason; the model does
+    # not depend on the cache size beyond the stopping rule
+    models = [SVC(C=4.0, gamma=0.05, cache_size=size, solver="ws").fit(X[:5000], y[:5000])
+              for size in (100, 1000)]
+    for model in models:
+        assert re.fullmatch("requested; " + MODE_REASON, model.solver_reason_), \
+            model.solver_reason_
+    small, large = models
+    assert large.dual_[0] == pytest.approx(small.dual_[0], rel=1e-4)
+    assert large.intercept_[0] == pytest.approx(small.intercept_[0], abs=1e-2)
+    assert np.mean(large.predict(X[5000:7000]) == small.predict(X[5000:7000])) >= 0.998
     with pytest.raises(ValueError, match="no shrinking"):
         SVC(solver="ws", shrinking=False).fit(X[:50], y[:50])
     K = kernel_matrix(X[:50], X[:50], "rbf", gamma=0.1)

@@ -19,8 +19,8 @@ Contract (kept stable for every kernel solver):
 * Kernel codes (LIBSVM's ``-t`` numbers) are in :mod:`dualsvm.constants`.
 """
 
-from .functions import (Kernel, callable_matrix, kernel_from_dot, kernel_from_dots, make_kernel,
-                        n_samples, squared_row_norms)
+from .functions import Kernel, callable_matrix, make_kernel, n_samples, squared_row_norms
+from .values import kernel_from_dot, kernel_from_dots
 
 #: Imported on first use: :mod:`.qmatrix` compiles (or loads) its parallel column fill
 #: when imported, which the kernel functions' users (linear training, model files) skip.

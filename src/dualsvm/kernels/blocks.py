@@ -10,9 +10,9 @@ one block of kernel values, computed here in tiles of rows:
   axpy of length m that the compiler vectorises and that reads Zt from the core's
   cache (on a9a, 14 nonzeros a row, this costs about 14 fused multiply-adds per
   kernel value instead of a sparse dot or a scattered by-feature accumulation);
-* the kernel function is applied over the tile's rows, with the exponential of
-  the RBF kernel and the sigmoid's tanh computed by a vectorisable polynomial
-  (:func:`vexp`, within 2 ulp of libm's exp) instead of one libm call per value;
+* the kernel function is applied over the tile's rows by
+  :func:`.values.kernel_values` (vectorised; the exponential by a polynomial
+  within 2 ulp of libm's exp instead of one libm call per value);
 * tiles are spread over the threads (``prange``).
 
 :func:`fill_slots` writes the result into the float32 slots of a column cache
@@ -25,55 +25,18 @@ product of new rows' kernel values with coefficients (prediction).
 Memory: ``Zt`` (8 d m bytes) and one tile per thread (8 TILE_ROWS m bytes).
 """
 
-import math
-
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 from numba.extending import overload
 
-from ..constants import POLY, RBF, SIGMOID
 from ..data.rows import is_dense, kernel_rows, row_squares
+from .values import FAST_MATH, kernel_values
 
 #: Rows per tile (a tile of 512 columns is 256 KB, within a core's L2 cache).
 TILE_ROWS = 64
 #: Padding of a tile's rows (float64 entries): see _fill.
 _PAD = 8
-
-_FAST = {"reassoc", "contract", "nsz", "arcp", "afn"}
-
-# exp(x) = 2^k exp(r), k = round(x / ln 2), |r| <= ln 2 / 2: 2^k from a table (a
-# vectorised gather), exp(r) by its Taylor polynomial of degree 13 (truncation
-# below 4e-18 relative). x is clipped to [-745, 709], exp's float64 range.
-_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
-_LOG2E = 1.4426950408889634
-_K_MIN, _K_MAX = -1080, 1023
-_POW2 = np.ldexp(1.0, np.arange(_K_MIN, _K_MAX + 1)).astype(np.float64)
-_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(14))
-
-
-@njit(cache=True, nogil=True, inline="always", fastmath={"contract", "nsz"})
-def vexp(x):
-    """exp(x) for float64 x, written so that a loop of it vectorises (no libm call)."""
-    x = min(max(x, -745.0), 709.0)
-    k = np.floor(x * _LOG2E + 0.5)
-    r = (x - k * _LN2_HI) - k * _LN2_LO
-    p = _TAYLOR[13]
-    p = p * r + _TAYLOR[12]
-    p = p * r + _TAYLOR[11]
-    p = p * r + _TAYLOR[10]
-    p = p * r + _TAYLOR[9]
-    p = p * r + _TAYLOR[8]
-    p = p * r + _TAYLOR[7]
-    p = p * r + _TAYLOR[6]
-    p = p * r + _TAYLOR[5]
-    p = p * r + _TAYLOR[4]
-    p = p * r + _TAYLOR[3]
-    p = p * r + _TAYLOR[2]
-    p = p * r + 1.0
-    p = p * r + 1.0
-    return p * _POW2[np.int64(k) - _K_MIN]
-
 
 def dense_points(X, index):
     """Zt = X[index].T as a C-contiguous (d, m) float64 array (dense or CSR X)."""
@@ -87,7 +50,7 @@ def _row_times(rows, i, Zt, out):
     raise NotImplementedError("only callable from compiled code")
 
 
-@overload(_row_times, jit_options={"cache": True, "inline": "always", "fastmath": _FAST})
+@overload(_row_times, jit_options={"cache": True, "inline": "always", "fastmath": FAST_MATH})
 def _row_times_impl(rows, i, Zt, out):
     if is_dense(rows):
         def dense(rows, i, Zt, out):
@@ -111,50 +74,14 @@ def _row_times_impl(rows, i, Zt, out):
     return csr
 
 
-@njit(cache=True, nogil=True, inline="always", fastmath=_FAST)
-def _apply_kernel(params, sq_i, sq_cols, out):
-    """out (dot products of one row with the columns) -> kernel values, in place."""
-    code, gamma, coef0, degree = params
-    m = len(out)
-    if code == POLY:
-        e = int(degree)
-        for k in range(m):
-            base = gamma * out[k] + coef0
-            result = 1.0
-            t = e
-            while t > 0:  # LIBSVM's powi
-                if t & 1:
-                    result *= base
-                base *= base
-                t >>= 1
-            out[k] = result
-        return
-    # RBF and sigmoid share one loop of vexp (each inlined loop of it costs compile
-    # time in every caller): tanh(x) = 2 / (1 + exp(-2x)) - 1, whose absolute error
-    # (about 1e-16) is far below the float32 of the cached columns.
-    if code == RBF:
-        for k in range(m):
-            out[k] = -gamma * max(sq_i + sq_cols[k] - 2.0 * out[k], 0.0)
-    elif code == SIGMOID:
-        for k in range(m):
-            out[k] = -2.0 * (gamma * out[k] + coef0)
-    else:
-        return
-    for k in range(m):
-        out[k] = vexp(out[k])
-    if code == SIGMOID:
-        for k in range(m):
-            out[k] = 2.0 / (1.0 + out[k]) - 1.0
-
-
 @njit(cache=True, nogil=True, inline="always")
 def kernel_row(rows, i, sq_i, Zt, sq_cols, params, out):
     """out[:] = K(x_i, z_k) for the points z_k laid out in Zt (d, m) with squared norms
     sq_cols: one row of a block, the dot products by axpys over x_i's features, the
-    kernel by a loop that vectorises (:func:`vexp`). Also a complete kernel column
+    kernel by loops that vectorise (:func:`.values.kernel_values`). Also a complete kernel column
     of a QMatrix (Zt: all its rows by feature)."""
     _row_times(rows, i, Zt, out)
-    _apply_kernel(params, sq_i, sq_cols, out)
+    kernel_values(params, sq_i, sq_cols, out)
 
 
 @njit(cache=True, nogil=True, parallel=True)

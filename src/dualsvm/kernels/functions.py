@@ -21,21 +21,18 @@ default) or ``'auto'`` (1 / n_features, LIBSVM's default); ``degree`` = 3 and
 ``coef0`` = 0 by default. The sigmoid kernel is not positive semi-definite.
 
 Every kernel is a function of the dot product x'z and the squared norms
-||x||^2, ||z||^2 (``||x - z||^2 = ||x||^2 + ||z||^2 - 2 x'z``), so one dot
-product per pair serves all of them: :func:`kernel_from_dot` in compiled
-loops, :func:`kernel_from_dots` on whole BLAS blocks.
+||x||^2, ||z||^2, so one dot product per pair serves all of them: the values are
+computed in one place, :mod:`dualsvm.kernels.values`.
 """
 
-import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
-
-from ..constants import KERNELS, POLY, PRECOMPUTED, RBF, SIGMOID
+from ..constants import KERNELS, PRECOMPUTED, RBF
 from .blocks import kernel_times, point_tiles
+from .values import kernel_from_dots
 
 #: Most bytes prediction lays the support vectors out in at once (see ``Kernel.times``).
 TIMES_BYTES = 16 * 2**20
@@ -160,59 +157,3 @@ def squared_row_norms(X):
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", X, X)
-
-
-def kernel_from_dots(kernel, dots, sq_rows=None, sq_cols=None, out=None):
-    """Turn a block of dot products into kernel values (in place when out is dots).
-
-    ``sq_rows``/``sq_cols`` are the squared norms of the block's rows and columns
-    (RBF only).
-    """
-    out = dots if out is None else out
-    code = kernel.code
-    if code == RBF:
-        np.multiply(dots, -2.0, out=out)
-        out += sq_rows[:, None]
-        out += sq_cols[None, :]
-        np.maximum(out, 0.0, out=out)  # rounding can make ||x - x||^2 slightly negative
-        out *= -kernel.gamma
-        np.exp(out, out=out)
-    elif code == POLY:
-        np.multiply(dots, kernel.gamma, out=out)
-        out += kernel.coef0
-        np.power(out, kernel.degree, out=out)
-    elif code == SIGMOID:
-        np.multiply(dots, kernel.gamma, out=out)
-        out += kernel.coef0
-        np.tanh(out, out=out)
-    elif out is not dots:
-        out[...] = dots
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
-def kernel_from_dot(params, dot, sq_i, sq_j):
-    """K from x_i'x_j and the squared norms; ``params`` = Kernel.params."""
-    # libm's exp and tanh: measured faster per column than inlined polynomials,
-    # which cannot vectorise here (one entry per dot product)
-    code, gamma, coef0, degree = params
-    if code == RBF:
-        return math.exp(-gamma * max(sq_i + sq_j - 2.0 * dot, 0.0))
-    if code == POLY:
-        return _power(gamma * dot + coef0, degree)
-    if code == SIGMOID:
-        return math.tanh(gamma * dot + coef0)
-    return dot
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _power(base, degree):
-    # integer degree by repeated squaring, as LIBSVM's powi
-    result = 1.0
-    k = int(degree)
-    while k > 0:
-        if k & 1:
-            result *= base
-        base *= base
-        k >>= 1
-    return result

@@ -11,7 +11,8 @@ A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
   vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
   the map of variables to rows (below; None for one variable a row), and
   ``(Zt, values)``: the rows by feature as a dense (d, n) array with a float64
-  vector of n (both empty when not kept; see "Complete columns"), and whether
+  vector of n (both empty when not kept; see "Complete columns"; laid out on the
+  first read of ``qm.data``, which the bulk paths do not make), and whether
   a column can be long enough to share among threads (True, or None when the
   rows are fewer than the threshold: the threaded filler is then not compiled);
 * ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
@@ -54,7 +55,7 @@ Complete columns: when the dense layout of the rows by feature, 8 n d bytes, fit
 in half of ``cache_size`` (it is carved out of it), a column requested for at least a
 quarter of the rows is computed whole, as a row of a block (:func:`.blocks.kernel_row`):
 the dot products by axpys of length n over x_j's features, the kernel by a loop that
-vectorises (the exponential by :func:`.blocks.vexp`), one thread. On 2 cores that
+vectorises (:func:`.values.kernel_values`), one thread. On 2 cores that
 took 1.6 us for a housing_scale column (506 rows, 13 features; 4.9 us before, one
 dot product and one libm exp per entry), 31 us for ijcnn1's first 10000 rows (92 us;
 69 us on two threads) and 14 us for a9a's first 5000 (64 us), with the same float32
@@ -83,7 +84,7 @@ from ..constants import PRECOMPUTED
 from ..data.rows import clear_dots, column_dots, entry_dot, gram_entry, row_squares
 from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
                      kernel_row, plain_array)
-from .functions import kernel_from_dot
+from .values import kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
 CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
@@ -166,13 +167,13 @@ class QMatrix:
             work = np.zeros(0)
         self.cache_bytes = cache_bytes = int(cache_size * 2**20)
         self.block_bytes = min(BLOCK_BYTES, cache_bytes // 16)
-        # the rows by feature, dense, for complete columns (see "Complete columns")
-        if kernel.code != PRECOMPUTED and 8 * n_rows * X.shape[1] <= cache_bytes // 2:
-            self.points = dense_points(X, slice(None))
-            points = (self.points, np.zeros(n_rows))
-        else:
-            self.points = np.zeros((0, 0))
-            points = (self.points, np.zeros(0))
+        # the rows by feature, dense, for complete columns (see "Complete columns"): laid
+        # out when compiled code first asks for ``data`` (the bulk paths, which lay out
+        # their own columns' points, never do), its bytes reserved in cache_size now
+        self._points_bytes = 8 * n_rows * X.shape[1] if kernel.code != PRECOMPUTED and \
+            8 * n_rows * X.shape[1] <= cache_bytes // 2 else 0
+        self._points = None if self._points_bytes else np.zeros((0, 0))
+        points = (np.zeros((0, 0)), np.zeros(0))
         if row_of is None:
             variables = None  # typed none: q_column compiles without _variable_column
         else:
@@ -183,10 +184,10 @@ class QMatrix:
         # small problem's first fit does not compile the threaded filler
         shared = True if n_rows >= (_PARALLEL_ENTRIES if len(work) else
                                     _PARALLEL_ENTRIES_DENSE) else None
-        self.data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
-                     variables, points, shared)
+        self._data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
+                      variables, points, shared)
         buffers = 0 if variables is None else variables[3].nbytes
-        room = cache_bytes - self.block_bytes - buffers - self.points.nbytes
+        room = cache_bytes - self.block_bytes - buffers - self._points_bytes
         self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
         self.cache = (
             np.empty((self.n_slots, n_rows), dtype=np.float32),
@@ -198,6 +199,25 @@ class QMatrix:
             np.zeros(self.n_slots, dtype=np.int64),
         )
         self._all = np.arange(n, dtype=np.int64)
+
+    @property
+    def points(self):
+        """The rows by feature as a dense (d, n) array (empty when not kept), laid out
+        on first use."""
+        self._lay_out_points()
+        return self._points
+
+    @property
+    def data(self):
+        """What compiled code receives (module docstring), the points laid out."""
+        self._lay_out_points()
+        return self._data
+
+    def _lay_out_points(self):
+        if self._points is None:
+            self._points = dense_points(self.X, slice(None))
+            self._data = self._data[:7] + ((self._points, np.zeros(self.n_rows)),) + \
+                self._data[8:]
 
     def _kernel_index(self, values):
         """values[row_of] (values by training row -> by variable): the rows of
@@ -254,7 +274,7 @@ class QMatrix:
         if self.kernel.code == PRECOMPUTED:
             K = self.X[np.ix_(rows_, cols_)]
         else:
-            K = block_values(self.data, rows_, cols_, self.X)
+            K = block_values(self._data, rows_, cols_, self.X)
         self.cache[5][EVALUATIONS] += len(rows) * len(cols)
         K *= self.y[rows, None]
         K *= self.y[None, cols]
@@ -305,7 +325,7 @@ class QMatrix:
             out = np.zeros((len(rows), 1))
             step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
             for start in range(0, len(cols), step):
-                block_times(self.data, rows, cols[start:start + step], self.X,
+                block_times(self._data, rows, cols[start:start + step], self.X,
                             coef[start:start + step, None], out)
             out = out[:, 0]
         self.cache[5][EVALUATIONS] += len(rows) * len(cols)
@@ -321,7 +341,7 @@ class QMatrix:
         step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
         for start in range(0, len(cols), step):
             where = col_slots[start:start + step]
-            fill_slots(self.data, cols[start:start + step], where, self.cache[0], self.X)
+            fill_slots(self._data, cols[start:start + step], where, self.cache[0], self.X)
             self.cache[3][where] = COMPLETE
             self.cache[6][where] = self.n
         self.cache[5][EVALUATIONS] += len(cols) * self.n

@@ -40,21 +40,18 @@ cache), and the rule is checked on all variables (if it fails, training goes on
 and screens again). The stopping rule is the same; only the work per outer
 iteration shrinks (see ``SCREEN_SLACK``).
 
-Fused mode, when the cache cannot hold every column of Q (``cache_size`` below
-4 n^2 bytes) and thrashes (``FREE_FRACTION``): the columns are not stored at all.
+Fused mode: the columns are not stored at all.
 Step 2 keeps only the q x q block Q[B, B], in place from set to set: the variables
 of the last set (half of B at least: the kept half) keep their rows of it, and the
 rows of the new ones (:meth:`QMatrix.block <dualsvm.kernels.QMatrix.block>`) replace
 those of the variables that left, as rows and as columns (a block gathered anew
-instead cost 0.3 to 0.9 s of copies a fit at the tuned settings of the kernel
-benchmark, more than the kernel values it saved on ijcnn1); step 4
+copies q^2 entries a set); step 4
 computes G += Q[:, B] (a_B - a_B_old) by tiles of rows whose kernel values are used
 as they are made
 (:meth:`QMatrix.times <dualsvm.kernels.QMatrix.times>`, float64, all threads), for
 the variables of B that moved only. With the columns
 free, q is large (``FUSED_WORKING_SET``, as oneDAL's 2048): few working sets, each
-column computed about once per set it moves in, instead of q = 128 to 256 columns
-thrashing a cache too small for the support vectors. It shrinks as LIBSVM does,
+column computed about once per set it moves in. It shrinks as LIBSVM does,
 with a margin: after each selection, the bounded variables whose gradient pushes
 them into their bound beyond the maximal violation by more than the violation
 itself (``SHRINK_MARGIN``) leave the selection and the gradient updates (so the
@@ -63,12 +60,39 @@ rule, the others' gradients are brought up to date (by tiles, from their values
 when the shrinking began, over the columns of the variables that moved since) and
 the rule is checked on all.
 
+Which mode (``fused=None``, no ``working_set`` given): measured during the fit, not
+set by a threshold. Every set's seconds (from the end of the last set's selection to
+the end of its own), the decrease of the log of the maximal violation over it and its
+dual gain (the decrease of f its sub-problem made) are recorded. The fit starts
+cached; after ``FIRST_DECISION`` cached sets, and again each time the cached sets
+have doubled and taken ``PROBE_SPACING`` times the last probe's seconds, the policy
+compares the modes on the same stretch of the fit: the progress per second of the
+last ``POLICY_WINDOW`` cached sets, then of ``POLICY_PROBE`` fused sets (without
+shrinking, so that going back costs nothing). Progress is the decrease of the log
+violation (what the stopping rule reads) when it fell in every window compared, else
+the dual gain (early in a fit the violation rises as the variables leave 0). If the
+fused rate beats the cached one, the rest of the fit is fused (the rates fall as the
+fit goes on, so the later probe is not favoured); else ``POLICY_WINDOW`` cached sets
+follow, and if the fused rate beats the mean of the two cached ones (the cached rate
+at the probe's time, were it to fall linearly), the rest of the fit is fused; else it
+stays cached until the next comparison. Fused stays once chosen: its sets' cost does
+not depend on the cache, and what makes it win (many free variables, whose columns
+the sets come back to) only grows as the fit goes on. A larger ``cache_size`` only
+makes cached sets cheaper (more hits) and changes q only where the cache bounds it
+(cached: half its slots; fused: the block within half of it), so it can only keep
+the cached mode where that is measured faster. ``mode`` (in ``solver_reason_``) says
+what was chosen, at which set, and the measured rates. The model does not depend on
+the path beyond the stopping rule (either mode stops at the same maximal violation);
+the path, and so the iteration counts, may depend on the timings.
+
 Memory: the columns live in the problem's QMatrix cache (``cache_size``; q is at
 most the number of columns it holds), plus the dense layout of at most one
 block's points (within the cache's block allowance) and O(n) vectors; in fused
 mode, the q x q block and a set's new rows (at most another q x q: ``cache_size``
 together), the points of B and O(n) vectors.
 """
+
+from time import perf_counter
 
 import numpy as np
 
@@ -77,68 +101,144 @@ from ._ws_jit import (gather_block, local_smo, place_rows, select_working_set, s
 
 #: The solver stops at a maximal violation below STOP_RATIO * tol, not tol: moving q
 #: variables per sub-problem, it crosses tol at points whose dual lies below LIBSVM's
-#: (whose SMO crosses it by the single maximal pair) by up to 5e-6 relative on a flat
-#: dual (degree-3 poly on ijcnn1, where points of violation 7e-4 to 1e-3 differ by
-#: 8e-6). Half of tol took 2% to 4% more outer iterations there and put every dual
-#: of the kernel benchmark at or above LIBSVM's (benchmarks/results/kernel.md).
+#: (whose SMO crosses it by the single maximal pair) on a flat dual; half of tol puts
+#: the duals at or above LIBSVM's (measurements: benchmarks/results/reports/cache_policy.md).
 STOP_RATIO = 0.5
 
 #: Working-set sizes the automatic choice picks from (powers of two).
 MIN_WORKING_SET, MAX_WORKING_SET = 16, 1024
-#: The automatic q grows with n: at most max(SMALL_WORKING_SET, n / ROWS_PER_VARIABLE)
-#: (measured on 2 cores, ijcnn1's first 5000 to 20000 rows: q = 128 was 10% to 35%
-#: faster than 512 or 1024, which computed up to 50% more kernel columns; w7a and
-#: a9a, 25000 and 32000 rows: 256 as fast as or faster than 128).
+#: The cached mode's q grows with n: at most max(SMALL_WORKING_SET, n / ROWS_PER_VARIABLE)
+#: (larger sets computed more columns than they saved sets on tens of thousands of rows;
+#: a property of the problem, not of the host or the cache).
 SMALL_WORKING_SET, ROWS_PER_VARIABLE = 128, 100
 
 #: Screening (module docstring): variables at 0 with a slack above SCREEN_SLACK leave
 #: once the violation is below SCREEN_VIOLATION. Not at the start: a start scaled by
-#: C_new / C_old scales the bias too (w7a, 2^6.4 to 2^7: -19.9 at the start, -13.0 at
-#: the end), and rows screened by its slacks came back violated. With the violation
-#: below the slack threshold, a screened row cannot be in the maximal violating pair
-#: at that point. Measured on the w7a path of the kernel benchmark (RBF, 20 C to
-#: 2^7): about 7000 of 24692 rows active in 90% of the outer iterations, the same
-#: outer iterations (2895 vs 2868), the path 30% faster; slack thresholds 0.05 and 0.1
-#: were the fastest, 0.2 and 0.3 10% to 20% slower, 1.0 gained a fifth as much.
+#: C_new / C_old scales the bias too, and rows screened by its slacks came back violated.
+#: With the violation below the slack threshold, a screened row cannot be in the maximal
+#: violating pair at that point. Both are in units of the margin, not of time.
 SCREEN_SLACK = 0.1
 SCREEN_VIOLATION = 0.1
 
 #: Fused mode (module docstring): q is the largest power of two <= min(FUSED_WORKING_SET,
 #: n / FUSED_ROWS_PER_VARIABLE) whose q x q block takes at most half of cache_size (a
-#: set's new rows, at most as many again, are computed beside it).
-#: Measured with one thread (CPU seconds, counts), RBF, tol 1e-3: a9a at C = 8, gamma =
-#: 2^-5 (11,400 support vectors, 10,000 at C): 28 working sets of 2048, 1.5e9 kernel
-#: values, 8.3 s, against SMO's 55,000 steps, 1.2e9 values computed one column at a time
-#: (67,500 cache misses), 25.9 s, and q = 128 in the cache (2,800 sets, 4.6e9 values);
-#: q = 1024 took 124 sets and 2.8e9 values. ijcnn1 at C = 32, gamma = 2 (2,500 support
-#: vectors): 21 sets, 6.0e8 values, 3.4 s, against SMO's 6.3 s and q = 1024's 4.2 s.
+#: set's new rows, at most as many again, are computed beside it). oneDAL's and
+#: ThunderSVM's set size; a set of 2048 takes a few tens of sets where SMO takes tens of
+#: thousands of steps.
 FUSED_WORKING_SET, FUSED_ROWS_PER_VARIABLE = 2048, 8
-#: With ``fused=None``, the solver starts in the cache and goes fused once more than
-#: FREE_FRACTION of its slots would be needed by the free variables (0 < a_i < U_i),
-#: without waiting for the cache to turn over (on w7a at C = 16, gamma = 2^-5 that waited
-#: 18 sets, with 500 free variables at their end): those move again and again, so their
-#: columns are the ones the working sets come back to, and with more of them than the
-#: cache keeps beside the flow of new candidates it thrashes. With few free variables
-#: (C = 1 at gamma = 1 / d: variables go from 0 to C and stay) each column is used in
-#: about one set, and the cache's sets of 128 to 256 beat the fused sets' products over
-#: all active rows. Measured on 2 threads (wall seconds, cached / fused from the start;
-#: free variables when the cache first turned over, over its slots): a9a at C = 1,
-#: gamma = 1/123: 2.94 / 3.35 (0 / 508); ijcnn1 at C = 1: 3.04 / 3.47 (0 / 447), its first
-#: 20000 rows 0.67 / 1.09 (0); a9a at C = 10: 5.20 / 3.97 (99 / 508); a9a at C = 8, gamma
-#: = 2^-7: 5.15 / 3.80 (91); w8a at C = 16, gamma = 2^-5: 2.82 / 2.13 (252 / 493); w7a
-#: there: 2.90 / 1.73 (510 / 995); ijcnn1 at C = 10 3.43 / 3.35 (52 / 447).
-FREE_FRACTION = 1 / 8
+#: The mode policy (module docstring): cached sets per measurement window, fused sets per
+#: probe and the cached sets before the first comparison: counts of sets, the fewest that
+#: measure both modes on nearly the same stretch of the fit (a fused set can be worth
+#: dozens of cached ones, so the first comparison comes early), the same on every host
+#: and at every cache_size.
+POLICY_WINDOW, POLICY_PROBE, FIRST_DECISION = 4, 2, 4
+#: After a comparison that kept the cache, the next one waits until the cached sets have
+#: doubled and taken PROBE_SPACING times the probe's seconds: a fit where fused never
+#: wins spends at most 1 / (1 + PROBE_SPACING) of its time in probes, on any host.
+PROBE_SPACING = 8
 #: Fused mode shrinks the active set only when at least this fraction of it can go (each
 #: shrinking copies the O(n) selection arrays).
 SHRINK_FRACTION = 1 / 16
 #: Fused mode shrinks a bounded variable when its gradient pushes it into its bound beyond
 #: the maximal violation by more than SHRINK_MARGIN times the violation (LIBSVM's rule at
 #: 0): a set of 2048 moves the gradients far between two selections, and rows shrunk by
-#: LIBSVM's rule at a violation of 1 to 3 came back violated when the gradients were
-#: rebuilt (w7a at C = 16, gamma = 2^-5: violations 1.01 and 0.47 after the active rows
-#: met the rule, 43 sets; with the margin none came back, 15 sets, kernel values 3.5e8 to
-#: 1.6e8 with the other changes of that commit).
+#: LIBSVM's rule came back violated when the gradients were rebuilt.
 SHRINK_MARGIN = 1.0
+
+
+class ModePolicy:
+    """Cached or fused sets, from their measured progress per second (module docstring).
+
+    :meth:`after_set` is told each set's seconds, the decrease of the log of the maximal
+    violation and the dual gain, and answers what the solver does next: ``None`` (go
+    on), ``"probe"`` (fused sets, for the probe), ``"back"`` (cached again, after the
+    probe) or ``"fuse"`` (fused for the rest).
+    """
+
+    def __init__(self):
+        self.cached_sets = 0
+        self.next_decision = FIRST_DECISION
+        self.cached_seconds = 0.0  # of the cached sets since the last comparison
+        self.wait_seconds = 0.0  # how many of them the next comparison waits for
+        self.recent = []  # (seconds, progress, gain) of the last POLICY_WINDOW cached sets
+        self.phase = "cached"  # "cached", "probe", "after" (the window after a probe), "fused"
+        self.before = None  # the cached window before the probe under way
+        self.probe = []
+        self.comparisons = []  # (set, fused rate, cached rate, measure) of each comparison
+        self.fused_from = None
+
+    @staticmethod
+    def _compare(fused, cached):
+        """(fused rate, mean cached rate, measure) per second: of the decrease of the log
+        violation if it fell in every window, else (early, as the variables leave 0 and
+        the violation rises) of the dual gain."""
+        windows = [fused, *cached]
+        by_violation = all(sum(r[1] for r in w) > 0 for w in windows)
+        k = 1 if by_violation else 2
+
+        def rate(window):
+            return sum(r[k] for r in window) / max(sum(r[0] for r in window), 1e-9)
+
+        return (rate(fused), sum(rate(w) for w in cached) / len(cached),
+                "log-violation decrease" if by_violation else "dual gain")
+
+    def _decide(self, fused, cached, set_number, fused_from):
+        fused_rate, cached_rate, measure = self._compare(fused, cached)
+        if fused_rate > cached_rate:
+            self.comparisons.append((set_number, fused_rate, cached_rate, measure))
+            self.phase, self.fused_from = "fused", fused_from
+            return True
+        if len(cached) > 1:
+            self.comparisons.append((set_number, fused_rate, cached_rate, measure))
+        return False
+
+    def after_set(self, seconds, progress, gain, set_number):
+        if self.phase == "fused":
+            return None
+        record = (seconds, progress, gain)
+        if self.phase == "probe":
+            self.probe.append(record)
+            if len(self.probe) < POLICY_PROBE:
+                return None
+            # faster than the cache before it (the rates fall as the fit goes on): fused
+            if self._decide(self.probe, [self.before], set_number,
+                            set_number - len(self.probe) + 1):
+                return "fuse"
+            self.wait_seconds = PROBE_SPACING * sum(r[0] for r in self.probe)
+            self.recent, self.phase = [], "after"
+            return "back"
+        self.cached_sets += 1
+        self.cached_seconds += seconds
+        self.recent = (self.recent + [record])[-POLICY_WINDOW:]
+        if self.phase == "after":
+            if len(self.recent) < POLICY_WINDOW:
+                return None
+            if self._decide(self.probe, [self.before, self.recent], set_number,
+                            set_number + 1):
+                return "fuse"
+            self.phase = "cached"
+            self.next_decision = 2 * self.cached_sets
+            self.cached_seconds = 0.0
+            return None
+        if self.cached_sets >= self.next_decision and len(self.recent) == POLICY_WINDOW \
+                and self.cached_seconds >= self.wait_seconds:
+            self.before, self.probe, self.phase = self.recent, [], "probe"
+            return "probe"
+        return None
+
+    def reason(self):
+        """What was chosen and why, for ``solver_reason_``."""
+        if not self.comparisons:
+            return (f"cached (done before the first mode comparison, at cached set "
+                    f"{FIRST_DECISION})") if self.phase == "cached" else \
+                "cached (done during the first mode comparison)"
+        at, fused_rate, cached_rate, measure = self.comparisons[-1]
+        rates = f"{measure} per second fused {fused_rate:.3g} vs cached {cached_rate:.3g}"
+        if self.fused_from is not None:
+            return f"cached, fused from set {self.fused_from} (measured faster: {rates})"
+        times = len(self.comparisons)
+        return (f"cached (fused measured slower {times} time{'s' if times > 1 else ''}; "
+                f"at set {at}: {rates})")
 
 
 def fused_working_set_size(n_samples, cache_bytes):
@@ -192,9 +292,9 @@ class WorkingSetSMO:
         docstring); None: for a warm start only (``alpha`` given), so that cold fits
         stay those of the kernel benchmark. Not in fused mode, which shrinks.
     fused : bool or None
-        Fused mode (module docstring) from the start, or never; None: when the
-        cache holds fewer columns than Q has and it thrashes (``FREE_FRACTION``), unless
-        ``working_set`` is given.
+        Fused mode (module docstring) from the start, or never; None: chosen by the
+        measured policy (:class:`ModePolicy`), unless ``working_set`` is given (then
+        cached).
 
     Notes
     -----
@@ -219,10 +319,10 @@ class WorkingSetSMO:
         self._stop_at = STOP_RATIO * self.tol
         self.inner_ratio = float(inner_ratio)
         n = p.n_samples
-        # None: cached until the cache thrashes (see FREE_FRACTION), if it cannot hold Q
-        self._may_fuse = p.q.n_slots < n and working_set is None if fused is None \
-            else bool(fused)
+        # None: the measured policy chooses (module docstring)
+        self._policy = ModePolicy() if fused is None and working_set is None else None
         self.fused = bool(fused)
+        self._probing = False  # fused sets of the policy's probe: no shrinking
         #: how the sets were solved, for ``solver_reason_``
         self.mode = "fused" if self.fused else "cached"
         self.q = (min(n, working_set_size(n, n, working_set)) if self.fused and working_set
@@ -244,7 +344,9 @@ class WorkingSetSMO:
         self._screened_from = None  # alpha when the screened variables were left out
         self._last_block = None  # fused mode: the last set in its block's order, its block
         self._all_active = None  # fused mode: (alpha, G) when the last shrinking began
+        self._cached_q = self.q  # the policy's cached sets (it starts cached)
         self._select()
+        self._set_started = perf_counter()
         self.finished = False
 
     @property
@@ -292,7 +394,8 @@ class WorkingSetSMO:
         is checked on all (if it fails, they are screened again at the next call)."""
         self._select_active()
         if self.fused:
-            self._shrink_or_unshrink()
+            if not self._probing:
+                self._shrink_or_unshrink()
             return
         if self._screening and self._screened_from is None and \
                 self._stop_at <= self._violation < SCREEN_VIOLATION:
@@ -324,18 +427,25 @@ class WorkingSetSMO:
             self._keep = self._keep[inside[self._keep]]
             self._select_active()
 
-    def _free_count(self):
-        """How many variables are strictly inside their box."""
-        return int(np.count_nonzero((self.alpha > 0) & (self.alpha < self.problem.upper_bound)))
-
-    def _go_fused(self):
-        """From the cache to the fused mode: the screened rows back, a larger q."""
+    def _go_fused(self, probe=False):
+        """From the cache to the fused mode: the screened rows back, a larger q; for a
+        probe, without shrinking (and screening again when cached)."""
         if self._screened_from is not None:
             self._unscreen()
-        self._screening = False
+        self._screening = self._screening and probe
+        self._probing = probe
         self.fused = True
         self.q = fused_working_set_size(self.problem.n_samples, self.problem.q.cache_bytes)
         self._ws = np.empty(self.q, dtype=np.int64)
+
+    def _go_cached(self):
+        """Back from a probe's fused sets (every variable active: no shrinking then) to
+        the cached sets: their q, their selection from scratch."""
+        self.fused = self._probing = False
+        self._last_block = None
+        self.q = self._cached_q
+        self._ws = np.empty(self.q, dtype=np.int64)
+        self._keep = np.empty(0, dtype=np.int64)
 
     def _reconstruct(self):
         """G of the shrunk variables brought up to date by fused tiles, every variable
@@ -427,12 +537,22 @@ class WorkingSetSMO:
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = chosen[len(chosen) - self.q // 2:] if len(chosen) > self.q // 2 else chosen
-        if not self.fused and self._may_fuse and \
-                self._free_count() > FREE_FRACTION * qm.n_slots:
-            self.mode = (f"cached, fused from set {self.outer + 1} ({self._free_count()} free "
-                         f"variables > {qm.n_slots} cache slots / {round(1 / FREE_FRACTION)})")
-            self._go_fused()
+        before = self._violation
         self._select()
+        if self._policy is not None:
+            seconds = perf_counter() - self._set_started
+            progress = np.log(before / self._violation) if self._violation > 0 else 0.0
+            action = self._policy.after_set(seconds, progress, -change, self.outer)
+            if action is not None:
+                if action == "probe":
+                    self._go_fused(probe=True)
+                elif action == "back":
+                    self._go_cached()
+                else:
+                    self._go_fused()
+                self._select()
+            self.mode = self._policy.reason()
+        self._set_started = perf_counter()
         return self._violation < self._stop_at
 
     def finish(self):
