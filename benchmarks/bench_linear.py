@@ -100,7 +100,7 @@ def fit_ll(X, y, loss, eps):
 
 
 def fit_dualsvm(X, y, loss, eps, max_iter, shrinking=True, monitor=None):
-    run = timed_fit(dualsvm.LinearSVC(C=C, loss=loss, fit_intercept=False, tol=eps,
+    run = timed_fit(dualsvm.LinearSVC(C=C, loss=loss, dual=True, fit_intercept=False, tol=eps,
                                       max_iter=max_iter, shrinking=shrinking,
                                       random_state=SEED, monitor=monitor), X, y)
     est = run["model"]
@@ -147,7 +147,8 @@ _COMPILE_PROBE = textwrap.dedent("""
     X.indices = X.indices.astype(np.int32); X.indptr = X.indptr.astype(np.int32)
     fits = []
     for loss in ("squared_hinge", "squared_hinge", "hinge", "hinge"):
-        est = dualsvm.LinearSVC(loss=loss, fit_intercept=False, tol=0.1, random_state=0)
+        est = dualsvm.LinearSVC(loss=loss, dual=True, fit_intercept=False, tol=0.1,
+                                random_state=0)
         t = time.perf_counter(); est.fit(X, y); fits.append(time.perf_counter() - t)
     print(json.dumps({"import": t_import, "fits": fits}))
 """)

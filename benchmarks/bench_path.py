@@ -81,8 +81,8 @@ def grid(n, low=-10, high=10):
 
 
 def linear(loss, C=1.0, gap_tol=None):
-    return dualsvm.LinearSVC(C=C, loss=loss, fit_intercept=False, tol=EPS, gap_tol=gap_tol,
-                             max_iter=MAX_ITER, random_state=SEED)
+    return dualsvm.LinearSVC(C=C, loss=loss, dual=True, fit_intercept=False, tol=EPS,
+                             gap_tol=gap_tol, max_iter=MAX_ITER, random_state=SEED)
 
 
 def quiet(fn):

@@ -204,10 +204,12 @@ def test_interrupted_training_still_saves_the_model(tmp_path, capsys, data_dir, 
         return epoch(self)
 
     monkeypatch.setattr(dcd.DualCD, "epoch", interrupted_epoch)
-    status, _, stderr = run(capsys, "train", "-q", data_dir / "heart_scale", tmp_path / "m")
+    status, _, stderr = run(capsys, "train", "-q", "-e", "1e-12", data_dir / "heart_scale",
+                            tmp_path / "m")
     assert status == 130 and "interrupted" in stderr and "Traceback" not in stderr
     model = models.load_model(tmp_path / "m")
-    assert model.status_ == ["interrupted"] and model.n_iter_ == 2
+    # unmonitored, an epoch() call runs a slice of passes (solvers/_driver.py)
+    assert model.status_ == ["interrupted"] and model.n_iter_ > 2
 
 
 def test_failed_save_keeps_the_old_model(tmp_path, capsys, data_dir, monkeypatch):

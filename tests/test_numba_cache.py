@@ -11,10 +11,10 @@ from sklearn.datasets import load_svmlight_file
 from dualsvm import LinearSVC
 from dualsvm.solvers import _dcd_jit as _dcd_jit
 X, y = load_svmlight_file(sys.argv[1])
-LinearSVC(tol=1e-2).fit(X, y)
+LinearSVC(tol=1e-2, dual=True).fit(X, y)  # DCD: dual="auto" takes Newton here
 LinearSVC(tol=1e-2, intercept_mode="exact").fit(X, y)
 stats = {name: {"hits": sum(k.stats.cache_hits.values()), "misses": sum(k.stats.cache_misses.values())}
-         for name, k in (("dcd", _dcd_jit.dcd_epoch), ("pair", _dcd_jit.pair_epoch))}
+         for name, k in (("dcd", _dcd_jit.dcd_passes), ("pair", _dcd_jit.pair_epoch))}
 print(json.dumps(stats))
 """
 

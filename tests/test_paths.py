@@ -60,7 +60,7 @@ def test_linear_path_models_are_the_cold_fits(a9a, loss, bias):
     # LIBLINEAR's eps 0.1 on 3000 rows; then tight (eps 1e-6) on 1000
     for tol, rtol in ((0.1, 1e-3), (1e-6, 1e-6)):
         X, y = a9a if tol == 0.1 else (a9a[0][:1000], a9a[1][:1000])
-        est = LinearSVC(loss=loss, tol=tol, max_iter=100_000, random_state=0, **bias)
+        est = LinearSVC(loss=loss, dual=True, tol=tol, max_iter=100_000, random_state=0, **bias)
         path = c_path(est, X, y, CS)
         assert [m.C for m in path] == list(CS) and est.get_params()["C"] == 1.0
         colds = [cold(est, C, X, y) for C in CS]

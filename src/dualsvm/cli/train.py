@@ -61,7 +61,7 @@ def run(args):
         warm_start=False, callback=None,
         verbose=0 if args.quiet or args.folds or args.find_C else 2,
         monitor=True if args.trace else None,
-        **{"penalty": "l2", "dual": "auto", "multi_class": "ovr",
+        **{"penalty": "l2", "dual": True, "multi_class": "ovr",  # -s 1, 3, 4: dual
            **LIBLINEAR_SOLVER_PARAMS.get(args.solver, {})})
     solver = ("pair-dcd" if args.exact_bias else {3: "dcd-l1", 4: "cs-dual",
                                                    5: "l1-primal-cd"}.get(args.solver, "dcd-l2"))

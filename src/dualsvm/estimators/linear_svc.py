@@ -63,9 +63,13 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         as in scikit-learn, by LIBLINEAR's Newton method ``-s 2``
         (:mod:`dualsvm.solvers.newton`; the optimum is that of the dual), ``tol``
         being its ``-e``: stop when ||grad P(w)|| falls to tol * max(min(#pos,
-        #neg), 1) / n times ||grad P(0)||. 'auto' takes the dual whenever the
-        combination has one (dualsvm's fast path), else the primal; unlike
-        scikit-learn it does not switch to the primal when n_samples > n_features.
+        #neg), 1) / n times ||grad P(0)||. 'auto' chooses, as scikit-learn does for
+        this combination, by the shape (``dualsvm.training.linear.auto_dual``): the
+        primal Newton method when n_samples >= n_features + 1 (the augmented feature
+        counted) and n_samples >= 100 (measured faster there,
+        benchmarks/results/dual_auto.md), the dual on wider or smaller tables, with ``intercept_mode='exact'`` and with the hinge loss (whose
+        primal has no Newton method); the other combinations have one side. Which
+        side ran shows in ``history_``: Newton's records count ``cg_iterations``.
     multi_class : {'ovr', 'crammer_singer'}, default='ovr'
         'ovr': one binary problem per class (one for two classes).
         'crammer_singer': one joint problem over all classes (Crammer and Singer;
@@ -109,8 +113,8 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
     gap_tol : float or None, default=None
         Also stop once the relative duality gap (P - D) / P is at most this.
     max_iter : int, default=1000
-        Maximum number of epochs (passes over the active variables; with dual=False
-        and penalty='l2', Newton iterations).
+        Maximum number of epochs (passes over the active variables; in the primal
+        with penalty='l2', Newton iterations).
     time_limit : float or None, default=None
         Seconds after which training stops with the current model.
     shrinking : bool, default=True
@@ -163,6 +167,11 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         Per binary problem, one record per epoch: epoch, seconds, primal, dual,
         gap (NaN where not monitored, except in the last record), violation
         (the stopping rule's measure; NaN for the primal solvers) and active_size.
+        Unmonitored, DCD and primal CD run several passes per record, in compiled
+        code (about 2e5 row entries' worth, at least one pass): a record's
+        ``epoch`` is then the passes so far, its violation and active_size those
+        of its last pass; monitored (``verbose``, ``callback``, ``monitor=True``)
+        there is one record per pass.
     n_samples_seen_ : int
         Rows with C_i > 0 the model was trained on (over all ``partial_fit`` calls).
     lambda_ : float
@@ -369,7 +378,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         or w and step counts (primal solvers), when they fit the data; else None."""
         if not (self.warm_start and hasattr(self, "coef_") and hasattr(self, "t_")):
             return None
-        solver_type = liblinear_type(self.get_params(deep=False))
+        solver_type = liblinear_type(self.get_params(deep=False), X.shape)
         if solver_type == MCSVM_CS:
             alpha = getattr(self, "alpha_", None)
             same = alpha is not None and alpha.shape == (len(classes), X.shape[0])

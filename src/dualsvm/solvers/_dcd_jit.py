@@ -80,6 +80,58 @@ def dcd_epoch(rows, y, alpha, w, q_diag, diag, upper_bound, bias,
     return active_size, pg_max, pg_min
 
 
+@njit(cache=True, nogil=True)
+def projected_gradient_rule(pg_max, pg_min, tol):
+    """LIBLINEAR's stopping rule on a pass's extreme projected gradients.
+
+    Returns (violation, met, thresholds): max PG - min PG, whether the rule holds
+    (on the variables the pass visited), and the shrinking thresholds of the next pass.
+    """
+    if pg_max < pg_min:  # every active variable was shrunk: nothing violates
+        pg_max = pg_min = 0.0
+    met = pg_max - pg_min <= tol and abs(pg_max) <= tol and abs(pg_min) <= tol
+    return pg_max - pg_min, met, (pg_max if pg_max > 0 else np.inf,
+                                  pg_min if pg_min < 0 else -np.inf)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def dcd_passes(rows, y, alpha, w, q_diag, diag, upper_bound, bias, index, active_size,
+               n_movable, pg_max_old, pg_min_old, tol, shrinking, max_passes, work_limit,
+               state, shuffle):
+    """Passes of :func:`dcd_epoch` with LIBLINEAR's stopping rule between them, until
+    it holds on the full problem, ``max_passes`` passes, or ``work_limit`` variables
+    visited (the sum over the passes of the active size each leaves for the next); a Python
+    round trip per pass costs more than a pass over a small problem.
+
+    Converged on the shrunk problem, the next pass visits every variable with no
+    thresholds (LIBLINEAR's re-check). Returns (active_size, pg_max_old, pg_min_old,
+    passes, converged, violation, work).
+    """
+    passes = 0
+    work = 0
+    converged = False
+    violation = np.inf
+    while passes < max_passes:
+        active_size, pg_max, pg_min = dcd_epoch(rows, y, alpha, w, q_diag, diag, upper_bound,
+                                                bias, index, active_size, pg_max_old,
+                                                pg_min_old, state, shuffle)
+        passes += 1
+        violation, met, thresholds = projected_gradient_rule(pg_max, pg_min, tol)
+        if met:
+            if active_size == n_movable:
+                work += active_size
+                converged = True
+                break
+            active_size = n_movable  # converged on the shrunk problem: check them all
+            pg_max_old, pg_min_old = np.inf, -np.inf
+        elif shrinking:
+            pg_max_old, pg_min_old = thresholds
+        work += active_size
+        if work >= work_limit:
+            break
+    return active_size, pg_max_old, pg_min_old, passes, converged, violation, work
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def pair_epoch(rows, y, alpha, w, q_diag, diag, upper_bound, score, up_order, low_order):
     """Two-variable steps for the exact bias (equality constraint y'a = 0).

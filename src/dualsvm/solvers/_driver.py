@@ -23,7 +23,23 @@ per-epoch record and the progress display live here once:
 * optionally ``n_movable``: the variables an unshrunk epoch visits (the unit of the
   gap rule's schedule, :data:`GAP_CHECK_PASSES`; default: the largest epoch so far);
 * optionally ``exhausted``: True once the solver has reached an iteration limit of its
-  own (a solver that runs other solvers inside), which stops it as ``max_iter`` does.
+  own (a solver that runs other solvers inside, or runs several passes an epoch), which
+  stops it as ``max_iter`` does;
+* optionally ``work`` and ``work_until_check``, for a solver whose ``epoch()`` runs
+  several passes in compiled code (a slice of work: a Python round trip costs more
+  than a pass over a small problem): ``work`` is the variables its last epoch visited
+  (the sum of the active sizes its passes left; default ``active_size``), and the
+  driver sets ``work_until_check`` before each epoch, when a gap rule is due, to the
+  variables still to visit before it, where the solver ends that epoch: the gap is
+  then checked after the same passes as with one pass per epoch.
+
+The history holds one record per ``epoch()`` call. A solver that runs several passes
+a call reports in ``counters()`` its ``epoch``: the passes so far (what ``max_iter``
+limits, through the solver's own pass budget and ``exhausted``); the record's
+``violation`` and ``active_size`` are those of the call's last pass, its objectives
+those of the model at the end of the call. Monitored (a certificate every epoch, as
+``verbose`` and ``callback`` ask), the training functions give such solvers one pass a
+call, so that traces and callbacks see every pass.
 """
 
 import sys
@@ -145,13 +161,16 @@ def run_epochs(solver, problem, stopping):
                 status = "time_limit"
                 break
             evaluation = None  # the state changes in the epoch
+            scheduled = not stopping.monitor and stopping.gap_tol is not None
+            if scheduled and hasattr(solver, "work_until_check"):
+                solver.work_until_check = GAP_CHECK_PASSES * largest_epoch - unchecked_work
             converged = solver.epoch()
             n_iter += 1
             seconds = time.perf_counter() - start
             primal = dual = gap = np.nan
             certify = stopping.monitor
-            if not certify and stopping.gap_tol is not None:
-                unchecked_work += solver.active_size
+            if scheduled:
+                unchecked_work += getattr(solver, "work", solver.active_size)
                 largest_epoch = max(largest_epoch, solver.active_size)
                 certify = unchecked_work >= GAP_CHECK_PASSES * largest_epoch
             if certify:
@@ -177,12 +196,12 @@ def run_epochs(solver, problem, stopping):
             if stopping.gap_tol is not None and gap <= stopping.gap_tol:  # NaN compares False
                 status = "gap"
                 break
-            if getattr(solver, "exhausted", False):
-                break  # status stays "max_iter"
             if stopping.callback is not None and stopping.callback(
                     {**record, **_model(problem, solver, evaluation)}):
                 status = "callback"
                 break
+            if getattr(solver, "exhausted", False):
+                break  # status stays "max_iter"
     except KeyboardInterrupt:
         status = "interrupted"
     finish = getattr(solver, "finish", None)

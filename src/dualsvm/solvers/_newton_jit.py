@@ -1,5 +1,7 @@
-"""The compiled step of the Newton method for the L2-loss SVC primal
-(:mod:`dualsvm.solvers.newton`): its Hessian-vector product.
+"""The compiled steps of the Newton method for the L2-loss SVC primal
+(:mod:`dualsvm.solvers.newton`): its Hessian-vector product and the conjugate
+gradients that solve for the Newton direction (a Python loop of small vector
+operations costs more than the products on a small problem).
 
 With the rows I inside the margin (y_i w'x_i < 1), the generalised Hessian of
 P(w) = 1/2 w'w + sum_i C_i max(0, 1 - y_i w'x_i)^2 is I + 2 X_I' C_I X_I, and the
@@ -25,15 +27,25 @@ def hessian_product(rows, inside, cost, s, bias, out):
 
 
 @njit(cache=True, nogil=True)
-def gradient_terms(rows, squared_rows, inside, scales, cost, bias, out, diagonal):
-    """Over the rows i = inside[k]: out += sum_k scales[k] x_i (the gradient's X_I' v) and
-    diagonal += sum_k cost[i] x_i^2 (the Hessian's diagonal, from ``squared_rows``, the
-    entries squared), the augmented feature included; one loop for both, so the row's
-    indices are read once."""
-    for k in range(inside.shape[0]):
-        i = np.uint64(inside[k])
-        row_axpy(rows, i, scales[k], out, bias)
-        row_axpy(squared_rows, i, cost[i], diagonal, bias * bias)
+def gradient_at(rows, squared_rows, y, cost, decision, bias, w):
+    """(grad P(w), the Hessian's diagonal, I) at the decisions X w: over the rows i
+    inside the margin (I: y_i x_i'w < 1), g = w + 2 sum_I C_i y_i (y_i x_i'w - 1) x_i and
+    diag H = 1 + 2 sum_I C_i x_i^2 (from ``squared_rows``, the entries squared), the
+    augmented feature (value ``bias``) included; one loop, each row's indices read once."""
+    n = decision.shape[0]
+    inside = np.empty(n, dtype=np.int64)
+    count = 0
+    g = np.zeros(w.shape[0])
+    diagonal = np.zeros(w.shape[0])
+    for k in range(n):
+        margin = y[k] * decision[k]
+        if margin < 1.0:
+            inside[count] = k
+            count += 1
+            i = np.uint64(k)
+            row_axpy(rows, i, cost[k] * y[k] * (margin - 1.0), g, bias)
+            row_axpy(squared_rows, i, cost[k], diagonal, bias * bias)
+    return w + 2.0 * g, 1.0 + 2.0 * diagonal, inside[:count]
 
 
 @njit(cache=True, nogil=True)
@@ -47,3 +59,43 @@ def loss_along(decision, xs, step, y, cost):
         c = cost[i]
         total += (c if slack > 0.0 else 0.0) * slack * slack  # a select: see _pcd_jit
     return total
+
+
+@njit(cache=True, nogil=True)
+def conjugate_gradient(rows, inside, cost, bias, g, preconditioner, cg_tolerance):
+    """The Newton direction s of H s = -g, H = Id + 2 X_I' C_I X_I, by conjugate
+    gradients preconditioned with M = ``preconditioner``, stopped by LIBLINEAR's rule on
+    the decrease of the quadratic model Q(s) = g's + 1/2 s'Hs: cg_iter (Q_k - Q_{k-1})
+    >= min(``cg_tolerance``, ||g||_{M^-1}^(1/2)) Q_k, or when the model stops
+    decreasing (rounding) or no curvature is left along d. Returns (s, cg_iter)."""
+    n = g.shape[0]
+    s = np.zeros(n)
+    r = -g
+    z = r / preconditioner
+    d = z.copy()
+    scratch = np.empty(n)
+    ztr = np.dot(z, r)
+    cg_tol = min(cg_tolerance, np.sqrt(np.sqrt(ztr)))
+    q = 0.0
+    cg_iter = 0
+    for cg_iter in range(1, max(n, 5) + 1):
+        hessian_product(rows, inside, cost, d, bias, scratch)
+        hd = d + 2.0 * scratch
+        dhd = np.dot(d, hd)
+        if dhd <= 1.0e-16:  # no curvature left along d (0 / 0)
+            break
+        step = ztr / dhd
+        s += step * d
+        r -= step * hd
+        q_new = -0.5 * (np.dot(s, r) - np.dot(s, g))  # the quadratic model at s
+        q_diff = q_new - q
+        if q_new > 0 or q_diff > 0:  # the model did not decrease: rounding
+            break
+        if cg_iter * q_diff >= cg_tol * q_new:
+            break
+        q = q_new
+        z = r / preconditioner
+        ztr_new = np.dot(z, r)
+        d = (ztr_new / ztr) * d + z
+        ztr = ztr_new
+    return s, cg_iter

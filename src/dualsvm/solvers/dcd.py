@@ -6,7 +6,10 @@ gradients of the active variables satisfy
 
     max PG - min PG <= tol   and   |max PG| <= tol   and   |min PG| <= tol,
 
-and training stops only when that holds on the full, unshrunk problem.
+and training stops only when that holds on the full, unshrunk problem. An
+``epoch()`` runs one pass, or with ``work_per_epoch`` passes until that many
+variables have been visited (the compiled loop checking the rule and re-checking the
+full problem between them, as one pass per call would); ``n_iter`` counts passes.
 
 For support vector regression (:class:`~dualsvm.problems.linear.SVRDualProblem`),
 ``DualCD`` is LIBLINEAR's ``solve_l2r_l1l2_svr`` and ``tol`` its ``-e`` for
@@ -29,21 +32,8 @@ violating down, with exact gradients for each pair.
 
 import numpy as np
 
-from ._dcd_jit import dcd_epoch, pair_epoch, svr_passes
+from ._dcd_jit import dcd_passes, pair_epoch, projected_gradient_rule, svr_passes
 from .rng import new_state
-
-
-def projected_gradient_rule(pg_max, pg_min, tol):
-    """LIBLINEAR's stopping rule on a pass's extreme projected gradients.
-
-    Returns (violation, met, thresholds): max PG - min PG, whether the rule holds
-    (on the variables the pass visited), and the shrinking thresholds of the next pass.
-    """
-    if pg_max < pg_min:  # every active variable was shrunk: nothing violates
-        pg_max = pg_min = 0.0
-    met = pg_max - pg_min <= tol and abs(pg_max) <= tol and abs(pg_min) <= tol
-    return pg_max - pg_min, met, (pg_max if pg_max > 0 else np.inf,
-                                  pg_min if pg_min < 0 else -np.inf)
 
 
 class DualCD:
@@ -58,11 +48,17 @@ class DualCD:
     violations that ``tol`` is relative to, instead of this run's first pass (a path
     holds its warm-started fits to its cold first fit's reference: their own first
     pass, from a near-optimal start, would make the rule ever stricter).
+    ``work_per_epoch`` (classification): an ``epoch()`` runs passes until it has
+    visited this many variables (None: one pass); ``max_passes`` bounds all the
+    passes (``exhausted`` then stops the driver); ``work_until_check``, which the
+    driver sets before each epoch when a gap rule is due after that many
+    variables, ends the epoch there too, so the gap is checked after the same
+    passes as with one pass per epoch.
     """
 
     def __init__(self, problem, tol, *, shrinking=True, shuffle=True, random_state, alpha=None,
-                 w=None, passes_per_epoch=1, max_passes=None, shrink_threshold=np.inf,
-                 violation_reference=None):
+                 w=None, passes_per_epoch=1, max_passes=None, work_per_epoch=None,
+                 shrink_threshold=np.inf, violation_reference=None):
         if problem.bias == "exact":
             raise ValueError("DualCD solves bias='none' or 'augmented'; use PairCD for the exact bias")
         self.problem = problem
@@ -84,28 +80,35 @@ class DualCD:
         # regression: the first pass's sum of violations (< 0: none yet)
         self._gnorm1_init = -1.0 if violation_reference is None else violation_reference
         self.passes_per_epoch = passes_per_epoch  # regression: passes per epoch() call
-        self.max_passes = max_passes  # regression: the total budget of passes (None: none)
-        self.n_iter = 0  # regression: passes over the active variables so far
+        self.max_passes = max_passes  # the total budget of passes (None: none)
+        self.work_per_epoch = work_per_epoch
+        self.work_until_check = np.inf
+        self.work = 0  # variables visited by the last epoch() (the gap rule's schedule)
+        self.n_iter = 0  # passes over the active variables so far
+
+    @property
+    def exhausted(self):
+        """Whether ``max_passes`` passes have run."""
+        return self.max_passes is not None and self.n_iter >= self.max_passes
 
     def epoch(self):
         if self.regression:
             return self._svr_epoch()
         p = self.problem
-        n = self.n_movable
-        self.active_size, pg_max, pg_min = dcd_epoch(
+        max_passes = 1
+        if self.work_per_epoch is not None:
+            max_passes = np.iinfo(np.int64).max if self.max_passes is None else \
+                max(1, self.max_passes - self.n_iter)
+        work_limit = min(np.inf if self.work_per_epoch is None else self.work_per_epoch,
+                         self.work_until_check)
+        (self.active_size, pg_max_old, pg_min_old, passes, converged, self.violation,
+         self.work) = dcd_passes(
             p.rows, p.y, self.alpha, self.w, p.q_diag, p.diag, p.upper_bound,
-            p.augmented_value, self.index, self.active_size, *self._pg_old,
-            self.state, self.shuffle)
-        self.violation, met, thresholds = projected_gradient_rule(pg_max, pg_min, self.tol)
-        if met:
-            if self.active_size == n:
-                return True
-            self.active_size = n  # converged on the shrunk problem: check them all
-            self._pg_old = (np.inf, -np.inf)
-            return False
-        if self.shrinking:
-            self._pg_old = thresholds
-        return False
+            p.augmented_value, self.index, self.active_size, self.n_movable, *self._pg_old,
+            self.tol, self.shrinking, max_passes, float(work_limit), self.state, self.shuffle)
+        self._pg_old = (pg_max_old, pg_min_old)
+        self.n_iter += passes
+        return converged
 
     def _svr_epoch(self):
         p = self.problem
@@ -119,13 +122,15 @@ class DualCD:
             self._gmax_old, self._gnorm1_init, self.tol, self.shrinking, budget,
             self.state, self.shuffle)
         self.n_iter += passes
+        self.work = self.active_size
         return converged
 
     def counters(self):
-        """Regression: the record's ``epoch`` is the number of passes (several per call),
-        and ``violation_reference`` the sum of violations ``tol`` is relative to."""
+        """The record's ``epoch`` is the number of passes so far (several per call, see
+        ``work_per_epoch`` and ``passes_per_epoch``); regression adds
+        ``violation_reference``, the sum of violations ``tol`` is relative to."""
         if not self.regression:
-            return {}
+            return {"epoch": self.n_iter}
         return {"epoch": self.n_iter, "violation_reference": self._gnorm1_init}
 
 

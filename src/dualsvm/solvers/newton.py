@@ -16,7 +16,8 @@ preconditioned with M = 0.99 + 0.01 diag(H), stopped by the decrease of the
 quadratic model (cg_iter (Q_k - Q_{k-1}) >= min(0.5, sqrt(||g||_{M^-1})) Q_k), then
 backtracks from the step 1 (halving, at most 20 times) until P(w + a s) - P(w) <=
 0.01 a g's, with P(w + a s) from X w and X s in O(n) per try. The Hessian-vector
-products are :func:`._newton_jit.hessian_product`.
+products are :func:`._newton_jit.hessian_product`, inside the compiled conjugate
+gradients (:func:`._newton_jit.conjugate_gradient`).
 
 Stopping is LIBLINEAR's: ||grad P(w)|| <= eps ||grad P(0)||, eps = tol * max(min(#pos,
 #neg), 1) / l (:func:`.primal_cd.primal_tolerance`), or a failed line search, or a
@@ -27,7 +28,7 @@ the problem's ``evaluate_primal`` (the dual point of the margins).
 
 import numpy as np
 
-from ._newton_jit import gradient_terms, hessian_product, loss_along
+from ._newton_jit import conjugate_gradient, gradient_at, loss_along
 from .primal_cd import primal_tolerance
 
 #: LIBLINEAR's constants: the preconditioner's mixing, the CG tolerance cap, the
@@ -74,56 +75,20 @@ class NewtonCG:
         """g = grad P(w) at the decisions X w, and the diagonal of the Hessian there
         (``hessian_diagonal``); sets ``inside``, the rows of I."""
         p = self.problem
-        margins = p.y * decision
-        inside = self.inside = np.flatnonzero(margins < 1.0)
-        g, diagonal = np.zeros(p.n_weights), np.zeros(p.n_weights)
-        gradient_terms(p.rows, self._squared_rows, inside,
-                       p.C[inside] * p.y[inside] * (margins[inside] - 1.0), p.C,
-                       p.augmented_value, g, diagonal)
-        self.g = self.w + 2.0 * g
-        self.hessian_diagonal = 1.0 + 2.0 * diagonal
+        self.g, self.hessian_diagonal, self.inside = gradient_at(
+            p.rows, self._squared_rows, p.y, p.C, decision, p.augmented_value, self.w)
 
     def _violation(self):
         return float(np.linalg.norm(self.g)) / self.gnorm0 if self.gnorm0 > 0 else 0.0
-
-    def _hessian_times(self, d, out):
-        p = self.problem
-        hessian_product(p.rows, self.inside, p.C, d, p.augmented_value, out)
-        return d + 2.0 * out
 
     def _preconditioner(self):
         return (1.0 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * self.hessian_diagonal
 
     def _conjugate_gradient(self, M):
         """The Newton direction s of H s = -g, LIBLINEAR's stopping rule for CG."""
-        g = self.g
-        s = np.zeros_like(g)
-        r = -g
-        z = r / M
-        d = z.copy()
-        scratch = np.empty_like(g)
-        ztr = float(z @ r)
-        cg_tol = min(CG_TOLERANCE, np.sqrt(np.sqrt(ztr)))
-        q = 0.0
-        for cg_iter in range(1, max(len(g), 5) + 1):
-            hd = self._hessian_times(d, scratch)
-            dhd = float(d @ hd)
-            if dhd <= 1.0e-16:  # no curvature left along d (0 / 0)
-                break
-            step = ztr / dhd
-            s += step * d
-            r -= step * hd
-            q_new = -0.5 * (float(s @ r) - float(s @ g))  # the quadratic model at s
-            q_diff = q_new - q
-            if q_new > 0 or q_diff > 0:  # the model did not decrease: rounding
-                break
-            if cg_iter * q_diff >= cg_tol * q_new:
-                break
-            q = q_new
-            z = r / M
-            ztr_new = float(z @ r)
-            d = (ztr_new / ztr) * d + z
-            ztr = ztr_new
+        p = self.problem
+        s, cg_iter = conjugate_gradient(p.rows, self.inside, p.C, p.augmented_value, self.g,
+                                        M, CG_TOLERANCE)
         self.cg_iterations += cg_iter
         return s
 

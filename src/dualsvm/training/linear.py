@@ -36,18 +36,51 @@ SOLVER_TYPES = {"hinge": {"l2": {True: L2R_L1LOSS_SVC_DUAL}},
 #: (:mod:`dualsvm.solvers.newton`), ``-s 5`` by coordinate descent
 #: (:mod:`dualsvm.solvers.primal_cd`).
 LIBLINEAR_PRIMAL_TYPES = (L2R_L2LOSS_SVC, L1R_L2LOSS_SVC)
+#: The solvers of LIBLINEAR_PRIMAL_TYPES.
+LIBLINEAR_SOLVERS = (NewtonCG, PrimalCD)
 
 
-def liblinear_type(params):
-    """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved.
+#: ``dual='auto'`` solves the squared hinge with the L2 penalty in the primal (LIBLINEAR's
+#: Newton method, ``-s 2``) when n_samples >= PRIMAL_ROWS_PER_FEATURE * n_weights and
+#: n_samples >= PRIMAL_MIN_ROWS: measured (benchmarks/bench_dual_auto.py), Newton's few
+#: iterations beat DCD's many passes on such tables, DCD wins on wider ones and on
+#: 30 rows (a few short passes; Newton won from 150 rows on).
+PRIMAL_ROWS_PER_FEATURE = 1.0
+PRIMAL_MIN_ROWS = 100
+
+
+def auto_dual(params, shape):
+    """Whether ``dual='auto'`` solves LinearSVC ``params`` on data of ``shape`` in the dual.
+
+    The primal (LIBLINEAR's Newton method) for the squared hinge with the L2 penalty
+    on tables with at least :data:`PRIMAL_ROWS_PER_FEATURE` rows per feature (the
+    augmented feature counted) and :data:`PRIMAL_MIN_ROWS` rows, one-vs-rest, the bias
+    augmented or none and solver 'dcd'; the dual otherwise, and for the hinge loss
+    (whose primal LIBLINEAR has no Newton method for: it is not differentiable).
+    ``shape`` None: the dual.
+    """
+    if shape is None or params.get("solver", "dcd") != "dcd" or \
+            params.get("multi_class", "ovr") != "ovr" or \
+            params.get("loss", "squared_hinge") != "squared_hinge" or \
+            params.get("penalty", "l2") != "l2" or \
+            (params.get("fit_intercept", True) and
+             params.get("intercept_mode", "augmented") == "exact"):
+        return True
+    n_samples, n_features = shape
+    n_weights = n_features + bool(params.get("fit_intercept", True))
+    return n_samples < max(PRIMAL_ROWS_PER_FEATURE * n_weights, PRIMAL_MIN_ROWS)
+
+
+def liblinear_type(params, shape=None):
+    """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved for data of
+    ``shape`` (n_samples, n_features) by :func:`auto_dual`.
 
     ``multi_class='crammer_singer'`` is ``-s 4`` (its loss is the multi-class hinge:
     scikit-learn ignores ``loss`` there, a ``loss`` other than the default is refused
     here); it is a dual method, so ``dual=False`` and ``penalty='l1'`` are refused
     with it. Otherwise ``SOLVER_TYPES``:
-    ``dual='auto'`` takes the dual whenever the combination has one (dualsvm's
-    dual solvers are its fast path; scikit-learn's 'auto' also weighs n_samples
-    against n_features to choose LIBLINEAR's Newton method), else the primal.
+    ``dual='auto'`` takes the side :func:`auto_dual` chooses when the combination has
+    both (the squared hinge with the L2 penalty), else the one it has.
     Parameters missing from ``params`` (model files of older versions) take
     their defaults. The stochastic primal solvers (``solver`` 'pegasos',
     'implicit') have their own rules (``LinearSVC._check_solver``): None.
@@ -77,7 +110,7 @@ def liblinear_type(params):
         reason = f"The combination of penalty='{penalty}' and loss='{loss}' is not supported"
     else:
         if dual == "auto":
-            dual = True in by_dual
+            dual = True in by_dual and (False not in by_dual or auto_dual(params, shape))
         if dual in by_dual:
             return by_dual[dual]
         reason = (f"The combination of penalty='{penalty}' and loss='{loss}' are not "
@@ -159,11 +192,25 @@ def bias_mode(params):
     return params["intercept_mode"] if params["fit_intercept"] else "none"
 
 
+#: Row entries one unmonitored ``epoch()`` visits in compiled code (at least a pass):
+#: a work budget, not a time, so that the same data gives the same epochs on any
+#: host; about a millisecond, against the few microseconds of a Python round trip.
+SLICE_ENTRIES = 200_000
+
+
 def passes_per_epoch(X, monitor):
     """Passes of the data one ``epoch()`` runs in compiled code: 1 when every epoch is
-    certified (``monitor``), else about 2e5 row entries' worth (a Python round trip
-    costs more than a pass over a small problem)."""
-    return 1 if monitor else max(1, 200_000 // (X.size + X.shape[0]))  # size: CSR entries too
+    certified (``monitor``), else :data:`SLICE_ENTRIES` row entries' worth (a Python
+    round trip costs more than a pass over a small problem)."""
+    return 1 if monitor else max(1, SLICE_ENTRIES // (X.size + X.shape[0]))  # CSR size too
+
+
+def work_per_epoch(X, monitor):
+    """Variables one DCD ``epoch()`` visits (:class:`~dualsvm.solvers.DualCD`'s
+    ``work_per_epoch``): None (one pass) when every epoch is certified, else
+    :func:`passes_per_epoch` full passes' worth, which shrinking spreads over more,
+    shorter passes."""
+    return None if monitor else passes_per_epoch(X, monitor) * X.shape[0]
 
 
 def _monitor(params):
@@ -204,7 +251,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
     LinearFit
     """
     classes = np.unique(y) if classes is None else classes
-    solver_type = liblinear_type(params)
+    solver_type = liblinear_type(params, X.shape)
     if solver_type == MCSVM_CS:
         return fit_crammer_singer(X, y, cost, params, start=start, classes=classes,
                                   max_iter=max_iter)
@@ -212,6 +259,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
     random_state = random_generator(params["random_state"])
     stopping = _stopping(params, stochastic=params["solver"] in PRIMAL_SOLVERS)
     per_epoch = passes_per_epoch(X, stopping.monitor)
+    dcd_work = work_per_epoch(X, stopping.monitor)
     budget = max_iter or params["max_iter"]
     problem_class = L1RegularizedProblem if solver_type == L1R_L2LOSS_SVC else DualProblem
     problems = {} if problems is None else problems
@@ -225,7 +273,7 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
             problems[k] = problem_class(X, task.y, cost, params["loss"], bias_mode(params),
                                         params["intercept_scaling"])
         solver, max_epochs = _task_solver(problems[k], k, solver_type, params, start, budget,
-                                          per_epoch, random_state)
+                                          per_epoch, dcd_work, random_state)
         return problems[k], solver, max_epochs
 
     solved = solve_tasks(tasks, build, stopping)
@@ -247,11 +295,13 @@ def _stopping(params, stochastic):
                     else time.perf_counter() + time_limit)
 
 
-def _task_solver(problem, k, solver_type, params, start, budget, per_epoch, random_state):
+def _task_solver(problem, k, solver_type, params, start, budget, per_epoch, dcd_work,
+                 random_state):
     """(solver, epoch limit) of binary problem ``k``: LIBLINEAR's primal methods
     continue from ``start``'s w, the stochastic ones from its w and step counts, DCD
     (PairCD for the exact bias) from its dual variables (:func:`dual_start`).
-    ``budget``: passes over the data (Newton: iterations, one per epoch)."""
+    ``budget``: passes over the data (Newton: iterations, one per epoch); primal CD
+    runs ``per_epoch`` passes an epoch, DCD ``dcd_work`` variables' worth."""
     common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
               "random_state": random_state}
     w = None if start.weights is None else start.weights[k]
@@ -271,8 +321,8 @@ def _task_solver(problem, k, solver_type, params, start, budget, per_epoch, rand
     if bias_mode(params) == "exact":
         return PairCD(problem, params["tol"], **common, alpha=alpha), budget
     threshold = np.inf if start.violations is None else start.violations[k]
-    return DualCD(problem, params["tol"], **common, alpha=alpha, w=w,
-                  shrink_threshold=threshold), budget
+    return DualCD(problem, params["tol"], **common, alpha=alpha, w=w, max_passes=budget,
+                  work_per_epoch=dcd_work, shrink_threshold=threshold), budget
 
 
 def _linear_fit(solved, X, cost, params, classes, start, solver_type):
@@ -292,9 +342,9 @@ def _linear_fit(solved, X, cost, params, classes, start, solver_type):
         coef_=np.array([r.w[:d] for r in results]),
         intercept_=intercept,
         alpha_=np.array([r.alpha for r in results]),
-        # primal CD counts its passes (several per epoch() call when unmonitored)
-        n_iter_=max(s.solver.n_iter if solver_type in LIBLINEAR_PRIMAL_TYPES else s.result.n_iter
-                    for s in solved),
+        # primal CD and DCD count their passes (several per epoch() call when unmonitored)
+        n_iter_=max(s.solver.n_iter if isinstance(s.solver, (DualCD, *LIBLINEAR_SOLVERS))
+                    else s.result.n_iter for s in solved),
         primal_=np.array([r.primal for r in results]),
         dual_=np.array([r.dual for r in results]),
         gap_=np.array([r.gap for r in results]),
@@ -444,7 +494,7 @@ def stacked_weights(coef, intercept, params):
     return np.hstack([coef, np.asarray(intercept)[:, None] / params["intercept_scaling"]])
 
 
-def path_start(fit, ratio, params, start="dual", earlier=None):
+def path_start(fit, ratio, params, start="dual", earlier=None, shape=None):
     """The :class:`WarmStart` of the next fit on a path: the previous ``fit`` at a C
     ``ratio`` times smaller.
 
@@ -457,11 +507,12 @@ def path_start(fit, ratio, params, start="dual", earlier=None):
     dual objective (:func:`dual_start`), and shrinks from its first epoch with the
     violation the previous fit ended with as its thresholds, as if the new C were
     the previous run's next epoch (half the variables visited on w8a's path). The
-    primal solvers continue from the previous w and step counts.
+    primal solvers continue from the previous w and step counts. ``shape``: the
+    training data's, for ``dual='auto'`` (:func:`auto_dual`).
     """
     if start not in PATH_STARTS:
         raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
-    solver_type = liblinear_type(params)
+    solver_type = liblinear_type(params, shape)
     if solver_type == MCSVM_CS:  # its box and equalities scale with C too
         return WarmStart(alpha=None if start == "primal" else fit.alpha_).rescaled(ratio)
     weights = stacked_weights(fit.coef_, fit.intercept_, params)
@@ -543,7 +594,7 @@ def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
         if history:
             previous_C, previous = history[-1]
             earlier = (previous_C / history[0][0], history[0][1]) if len(history) > 1 else None
-            warm = path_start(previous, C / previous_C, params, start, earlier)
+            warm = path_start(previous, C / previous_C, params, start, earlier, X.shape)
         return fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm,
                           problems=problems)
 
