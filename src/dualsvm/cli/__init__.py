@@ -15,10 +15,16 @@
     dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--keep-order]   (an on-disk dataset)
     dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
     dualsvm train DIR --scheduler ADDRESS | --workers N [--partitions K] [--local-epochs N] [--sigma S]
+    dualsvm scale [-l L] [-u U] [-y YL YU] [-s SAVE | -r RESTORE] FILE   (svm-scale, to stdout)
+    dualsvm checkdata FILE                     (every problem of a LIBSVM file, by line)
+    dualsvm grid [-log2c B,E,S] [-log2g B,E,S] [-v N] [-out P] [-png P] [-resume [P]] [svm-train
+                 options] FILE               (grid.py: C and gamma by cross validation)
+    dualsvm easy TRAIN [TEST]                  (easy.py: scale, grid, train, predict)
 
 One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
 :mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`, :mod:`.export`,
-:mod:`.text_models`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`), imported only by
+:mod:`.text_models`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`, :mod:`.scale`,
+:mod:`.checkdata`, :mod:`.grid`, :mod:`.easy`), imported only by
 the command that runs, to keep start-up short; :mod:`.parser` holds the options,
 :mod:`.report` the one reporter of every training (messages, 'optimization
 finished' lines, ``--trace``, ``--json``).
@@ -45,12 +51,12 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = build_parser().parse_args(expand_weights(argv))
-        if args.command == "train" and args.weights:
+        if args.command in ("train", "grid") and args.weights:
             for pair in args.weights:
                 try:
                     weight_pair(pair)
                 except argparse.ArgumentTypeError as e:
-                    raise UsageError(f"{PROG} train", str(e)) from None
+                    raise UsageError(f"{PROG} {args.command}", str(e)) from None
         module, function = route(args).split(":")
         return getattr(importlib.import_module(f".{module}", __name__), function)(args)
     except UsageError as e:
@@ -61,6 +67,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader stopped (| head): end quietly, as C tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
     except (CommandError, ValueError, OSError, MemoryError) as e:
         print(f"{PROG}: error: {_message(e)}", file=sys.stderr)
         return 1

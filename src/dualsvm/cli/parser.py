@@ -177,22 +177,30 @@ def weight_pair(values):
     return label_value, weight_value
 
 
+#: grid's options whose value may begin with '-' (a range of log2 values, -5,15,2),
+#: which argparse would take for an option: joined to it (-log2c=-5,15,2) beforehand.
+GRID_RANGE_FLAGS = ("-log2c", "-log2g")
+
+
 def expand_weights(argv):
-    """LIBLINEAR's ``-wLABEL WEIGHT`` tokens -> ``--weight LABEL WEIGHT``."""
-    if not argv or argv[0] != "train":
+    """LIBLINEAR's ``-wLABEL WEIGHT`` tokens -> ``--weight LABEL WEIGHT`` (train and
+    grid); grid's ``-log2c VALUE`` -> ``-log2c=VALUE`` (``GRID_RANGE_FLAGS``)."""
+    if not argv or argv[0] not in ("train", "grid"):
         return argv
     out = []
     for position, token in enumerate(argv):
         if token == "--":
             return out + argv[position:]
         match = re.fullmatch(r"-w(\S+)", token)
-        if match:
+        if argv[0] == "grid" and out and out[-1] in GRID_RANGE_FLAGS:
+            out[-1] = f"{out[-1]}={token}"
+        elif match:
             following = argv[position + 1] if position + 1 < len(argv) else ""
             try:
                 float(following)
             except ValueError:
-                raise UsageError(f"{PROG} train", f"{token} needs a weight after it, "
-                                  f"e.g. {token} 2") from None
+                raise UsageError(f"{PROG} {argv[0]}", f"{token} needs a weight after it, "
+                                 f"e.g. {token} 2") from None
             out.extend(["--weight", match.group(1)])
         else:
             out.append(token)
@@ -212,6 +220,10 @@ def build_parser():
     _add_text_model_commands(commands)
     _add_demo(commands)
     _add_plot(commands)
+    _add_scale(commands)
+    _add_checkdata(commands)
+    _add_grid(commands)
+    _add_easy(commands)
     return parser
 
 
@@ -478,6 +490,134 @@ def _add_plot(commands):
     plot.add_argument("--optimum", type=number(float, "optimum"), metavar="P*",
                       help="P* for --y suboptimality (default: the lowest primal in the trace)")
     plot.set_defaults(run="plot:run")
+
+
+def _add_scale(commands):
+    scale = commands.add_parser(
+        "scale", allow_abbrev=False,
+        help="scale the features of a data file to [-1, 1] (LIBSVM's svm-scale)",
+        description="Scale each feature of an svmlight/LIBSVM file linearly to [lower, upper] "
+                    "and print the scaled data on stdout, as LIBSVM's svm-scale (its numbers, "
+                    "range files and output lines). Scale test data with the ranges of the "
+                    "training data: -s RANGE on the training file, -r RANGE on the test file.")
+    scale.add_argument("-l", dest="lower", type=number(float, "lower (-l)"), metavar="LOWER",
+                       help="x scaling lower limit (default -1)")
+    scale.add_argument("-u", dest="upper", type=number(float, "upper (-u)"), metavar="UPPER",
+                       help="x scaling upper limit (default +1)")
+    scale.add_argument("-y", dest="y_range", nargs=2, type=number(float, "-y limit"),
+                       metavar=("Y_LOWER", "Y_UPPER"),
+                       help="also scale the labels to [Y_LOWER, Y_UPPER] (default: no y scaling)")
+    scale.add_argument("-s", dest="save", metavar="SAVE_FILE",
+                       help="save the scaling parameters (svm-scale's range file) to SAVE_FILE")
+    scale.add_argument("-r", dest="restore", metavar="RESTORE_FILE",
+                       help="scale by the parameters of RESTORE_FILE (a range file of -s or "
+                            "svm-scale); features it has no range for are scaled to 0")
+    scale.add_argument("file", metavar="FILE", help="data (svmlight/LIBSVM, .gz, .bz2)")
+    scale.set_defaults(run="scale:run")
+
+
+def _add_checkdata(commands):
+    checkdata = commands.add_parser(
+        "checkdata", allow_abbrev=False,
+        help="report every problem of a LIBSVM data file, by line (LIBSVM's checkdata.py)",
+        description="Check a LIBSVM-format file as LIBSVM's checkdata.py (svm-checkdata) does: "
+                    "one 'line N: problem' for every bad label, index:value pair, index order "
+                    "or duplicate index, a missing final newline, then 'Found K lines with "
+                    "error.' (exit status 1) or 'No error.'.")
+    checkdata.add_argument("file", metavar="FILE", help="data (LIBSVM format, .gz, .bz2)")
+    checkdata.set_defaults(run="checkdata:run")
+
+
+def grid_range(flag):
+    """-log2c / -log2g: ``BEGIN,END,STEP`` (three numbers, read as grid.py reads them:
+    floats) or ``null`` (None: that parameter is not searched)."""
+    def convert(text):
+        if text == "null":
+            return None
+        try:
+            values = tuple(float(part) for part in text.split(","))
+        except ValueError:
+            values = ()
+        if len(values) != 3 or not all(map(math.isfinite, values)) or values[2] == 0:
+            raise argparse.ArgumentTypeError(f"{flag} takes BEGIN,END,STEP (three numbers, "
+                                             f"STEP not 0) or null, got {text!r}")
+        return values
+
+    return convert
+
+
+def _add_grid(commands):
+    """``dualsvm grid``: LIBSVM's grid.py options, then the svm-train options it passes on."""
+    grid = commands.add_parser(
+        "grid", allow_abbrev=False, add_help=False,  # -h is LIBSVM's shrinking flag
+        help="search C and gamma by cross validation (LIBSVM's grid.py)",
+        description="Cross-validate a C-SVC at every point of a grid of (log2 C, log2 gamma), "
+                    "as LIBSVM's grid.py, over warm-started paths of C (one per gamma and "
+                    "fold, in --workers threads); print each point's rate, and last the best "
+                    "'C gamma rate'. A rate is dualsvm train -c C -g GAMMA -v N's.",
+        epilog="-wLABEL WEIGHT multiplies C for that class, as in train. -svmtrain PATH is "
+               "accepted and ignored (dualsvm trains in-process), as is -gnuplot PATH (the "
+               "plot is drawn by matplotlib); -gnuplot null draws no plot.")
+    grid.add_argument("--help", action="help", help="show this help message and exit")
+    search = grid.add_argument_group("grid.py's options")
+    search.add_argument("-log2c", type=grid_range("-log2c"), default=(-5, 15, 2),
+                        metavar="BEGIN,END,STEP|null",
+                        help="C = 2^BEGIN, 2^(BEGIN+STEP), ... up to 2^END (default -5,15,2); "
+                             "null: C = 1 only")
+    search.add_argument("-log2g", type=grid_range("-log2g"), default=(3, -15, -2),
+                        metavar="BEGIN,END,STEP|null",
+                        help="gamma likewise (default 3,-15,-2); null: gamma = 1/num_features "
+                             "only")
+    search.add_argument("-v", dest="folds", type=number(int, "the number of folds", 2),
+                        default=5, metavar="N", help="N-fold cross validation (default 5)")
+    search.add_argument("-out", metavar="PATH|null",
+                        help="the out file, a line 'log2c=.. log2g=.. rate=..' per point "
+                             "(default: FILE's basename + '.out'); null: none")
+    search.add_argument("-png", metavar="PATH|null",
+                        help="the contour plot of the rates, drawn by matplotlib (default: "
+                             "FILE's basename + '.png'); null: none")
+    search.add_argument("-resume", nargs="?", const="", metavar="PATH",
+                        help="do not compute again the points of PATH, an out file of the "
+                             "same data and options (default: FILE's basename + '.out'); "
+                             "the new points are appended to -out")
+    search.add_argument("-svmtrain", metavar="PATH", help=argparse.SUPPRESS)
+    search.add_argument("-gnuplot", metavar="PATH|null", help=argparse.SUPPRESS)
+    search.add_argument("--workers", type=number(int, "workers", 1), default=2, metavar="N",
+                        help="paths (one per gamma and fold) trained at once, in threads "
+                             "(grid.py's nr_local_worker; default 2)")
+    search.add_argument("--seed", type=number(int, "seed", 0), default=0,
+                        help="seed of the folds (default 0, as dualsvm train -v's)")
+    svm = grid.add_argument_group("svm-train's options (of every cross validation)")
+    svm.add_argument("-s", dest="solver", type=number(int, "svm_type (-s)"), default=0,
+                     metavar="TYPE", help="0 = C-SVC (the only one searched)")
+    svm.add_argument("-c", dest="grid_C", help=argparse.SUPPRESS)
+    svm.add_argument("-e", dest="tol", type=number(float, "epsilon", 0.0, True), default=None,
+                     help="stopping tolerance (LIBSVM's -e; default 0.001)")
+    svm.add_argument("-q", dest="quiet", action="store_true",
+                     help="accepted (grid prints no training output)")
+    svm.add_argument("--weight", dest="weights", nargs=2, action="append", default=[],
+                     metavar=("LABEL", "WEIGHT"), help=argparse.SUPPRESS)
+    _kernel_options(svm)
+    grid.add_argument("file", metavar="FILE", nargs="?",
+                      help="training data (svmlight/LIBSVM, .gz, .bz2), usually scaled "
+                           "(dualsvm scale)")
+    grid.set_defaults(run="grid:run", C=1.0, epsilon=None, max_iter=None, time_limit=None)
+
+
+def _add_easy(commands):
+    easy = commands.add_parser(
+        "easy", allow_abbrev=False,
+        help="scale, search C and gamma, train and test (LIBSVM's easy.py)",
+        description="LIBSVM's easy.py: scale TRAIN to [-1, 1] (TRAIN.scale, TRAIN.range), "
+                    "search C and gamma by 5-fold cross validation (dualsvm grid: "
+                    "TRAIN.scale.out, TRAIN.scale.png), train an RBF C-SVC at the best "
+                    "(TRAIN.model); with TEST, scale it by TRAIN.range (TEST.scale) and "
+                    "predict it (TEST.predict). Files are written in the working directory.")
+    easy.add_argument("train", metavar="TRAIN", help="training data (svmlight/LIBSVM)")
+    easy.add_argument("test", metavar="TEST", nargs="?", help="test data (svmlight/LIBSVM)")
+    easy.add_argument("--workers", type=number(int, "workers", 1), default=2, metavar="N",
+                      help="the grid search's threads (default 2)")
+    easy.set_defaults(run="easy:run")
 
 
 def route(args):

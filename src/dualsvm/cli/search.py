@@ -119,7 +119,7 @@ def find_C(args, estimator, X, y, report, common, Cs):
             try:
                 scores, seconds, _, iterations = fold_path_scores(
                     estimator, X, y, None, train, test, Cs,
-                    _squared_errors if regression else _right_predictions)
+                    _squared_errors if regression else right_predictions)
             except ValueError as e:
                 raise CommandError(f"cross validation fold {fold}: {e}") from None
             except KeyboardInterrupt:
@@ -166,7 +166,7 @@ def find_C(args, estimator, X, y, report, common, Cs):
     return 0
 
 
-def _right_predictions(model, X, y):
+def right_predictions(model, X, y):
     """How many rows ``model`` predicts right (-C pools them over the folds)."""
     return float(np.count_nonzero(model.predict(X) == y))
 

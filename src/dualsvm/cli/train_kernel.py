@@ -43,7 +43,7 @@ def _check_type_options(args, kind):
                      f"is for -s 0 (C-SVC); -s {args.solver} is solved by SMO, as in LIBSVM")
 
 
-def _solver_params(args, shrinking):
+def kernel_solver_params(args, shrinking):
     """SVC's solver and divide-and-conquer parameters of -s 0, checked (UsageError)."""
     solver = args.kernel_solver or "auto"
     params = {"solver": solver, **DC_PARAMETERS,
@@ -72,11 +72,11 @@ def run(args):
 
     kernel = args.kernel_type or args.kernel_name or "rbf"
     shrinking = not args.no_shrinking and args.shrinking is not False
-    solver_params = _solver_params(args, shrinking) if kind == "c_svc" else {}
+    solver_params = kernel_solver_params(args, shrinking) if kind == "c_svc" else {}
     X, y = _read_data(args, kernel)
     classes = check_classes(y, args.file) if kind in ("c_svc", "nu_svc") else None
     weights = class_weight(args, classes, report) if kind == "c_svc" else None
-    params = _kernel_params(args, kind, kernel, shrinking, solver_params, weights)
+    params = kernel_params(args, kind, kernel, shrinking, solver_params, weights)
     if kind == "c_svc":
         cost = sample_costs(args.C, weights, y, classes)
         if not (cost > 0).any():
@@ -137,7 +137,7 @@ def _read_data(args, kernel):
     return X, y
 
 
-def _kernel_params(args, kind, kernel, shrinking, solver_params, weights):
+def kernel_params(args, kind, kernel, shrinking, solver_params, weights):
     """The estimator parameters of the command line, LIBSVM's defaults for those not
     given; only those of ``kind``'s estimator (the model file records them)."""
     params = dict(
@@ -205,7 +205,7 @@ LAPLACE_LINE = ("Prob. model for test data: target value = predicted value + z,\
 PROBABILITY_FOLDS = 5
 
 
-def _estimator(kind, params):
+def kernel_estimator(kind, params):
     """The estimator of LIBSVM's svm_type ``kind`` with the command line's parameters."""
     from ..estimators.model_io import KERNEL_ESTIMATORS  # scikit-learn (about 1.5 s): -v and -b pay for it
 
@@ -215,7 +215,7 @@ def _estimator(kind, params):
                                    if name in known and name != "verbose"}, verbose=0)
 
 
-def _splitter(kind, folds, y, seed):
+def cross_validation_splitter(kind, folds, y, seed):
     """LIBSVM's folds: random, and for classification with fewer folds than samples
     grouped by class (stratified; when no class has as many samples as folds, plain
     random folds, the only ones there are)."""
@@ -232,12 +232,13 @@ def _predictions(args, kind, params, X, y, folds, report, method="predict"):
     None after Ctrl-C; the folds' warnings are reported once each."""
     from sklearn.model_selection import cross_val_predict
 
-    estimator = _estimator(kind, params)
+    estimator = kernel_estimator(kind, params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            predicted = cross_val_predict(estimator, X, y, cv=_splitter(kind, folds, y, args.seed),
-                                          method=method)
+            predicted = cross_val_predict(
+                estimator, X, y, cv=cross_validation_splitter(kind, folds, y, args.seed),
+                method=method)
         except KeyboardInterrupt:
             return None
     for message in sorted({str(w.message) for w in caught}):

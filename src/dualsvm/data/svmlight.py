@@ -7,9 +7,12 @@ the matrices of :func:`sklearn.datasets.load_svmlight_file`, without the cost
 of importing scikit-learn), returns CSR float64 with 32-bit indices, and turns
 every failure into a :class:`~dualsvm.exceptions.DataError` naming the file, the
 problem and, where it can, the line. :func:`open_data` and :func:`diagnose` serve
-the out-of-core converter too; :func:`format_label` writes a label as LIBLINEAR does.
+the out-of-core converter too; :func:`line_problems`, the one check of a line behind
+:func:`diagnose`, also serves ``dualsvm checkdata`` (in LIBSVM's grammar);
+:func:`format_label` writes a label as LIBLINEAR does.
 """
 
+import math
 import os
 import zlib
 
@@ -18,7 +21,8 @@ import numpy as np
 from ..constants import MAX_INDEX
 from ..exceptions import DataError, one_line
 
-__all__ = ["read_svmlight", "open_data", "diagnose", "with_width", "format_label", "short_repr"]
+__all__ = ["read_svmlight", "open_data", "diagnose", "line_problems", "with_width", "format_label",
+           "short_repr"]
 
 
 def read_svmlight(path, n_features=None, *, precomputed=False):
@@ -149,62 +153,107 @@ def diagnose(text, line=None):
     lines = text.split(b"\n")
     numbers = range(1, len(lines) + 1) if line is None else [line]
     for number in numbers:
-        problem = _line_problem(lines[number - 1])
-        if problem:
-            return f"line {number}: {problem}"
+        problems = line_problems(lines[number - 1])
+        if problems:
+            return f"line {number}: {problems[0]}"
     return f"line {line}: malformed svmlight/LIBSVM data" if line else "malformed svmlight/LIBSVM data"
 
 
-def _line_problem(raw):
+def line_problems(raw, *, libsvm=False):
+    """Every problem of one line of data, in order, at most one per token.
+
+    Parameters
+    ----------
+    raw : bytes
+        The line; with ``libsvm``, with its line end (``b"\\n"``) if it has one.
+    libsvm : bool, default=False
+        False: the readers' grammar (LIBLINEAR's and scikit-learn's): ``#`` comments,
+        blank lines, ``qid:N`` after the label, indices from 1. True: LIBSVM's, as
+        its checkdata.py checks it: no comments or qid, a line (the last one too)
+        ends with a newline and has a label, a label may be comma-separated numbers
+        (multi-label), index 0 is allowed (precomputed kernels), NaN and infinity
+        are refused.
+
+    Returns
+    -------
+    list of str
+        Empty for a good line.
+    """
     if b"\0" in raw:
-        return "binary data, not svmlight/LIBSVM text"
+        return ["binary data, not svmlight/LIBSVM text"]
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
-        return "not UTF-8 text (a binary file?)"
+        return ["not UTF-8 text (a binary file?)"]
+    problems = []
+    if libsvm and not raw.endswith(b"\n"):
+        problems.append("no newline at the end of the line (the file's last line)")
     # bytes.split() splits at ASCII white space only, as the parser does (str.split()
     # would also split at Unicode separators such as U+001C and U+00A0)
-    tokens = [t.decode("utf-8") for t in raw.split(b"#", 1)[0].split()]
+    tokens = [t.decode("utf-8") for t in (raw if libsvm else raw.split(b"#", 1)[0]).split()]
     if not tokens:
-        return None
+        return problems + ["no label (an empty line?)"] if libsvm else problems
     label = tokens[0]
-    if not _is_number(label):
-        return f"label {short_repr(label)} is not a number"
-    previous = 0
+    if libsvm and "," in label:
+        if any(_number_problem(part, libsvm) for part in label.split(",")):
+            problems.append(f"label {short_repr(label)} is not a comma-separated list of "
+                            "finite numbers (multi-label)")
+    elif _number_problem(label, libsvm):
+        problems.append(f"label {short_repr(label)} {_number_problem(label, libsvm)}")
+    first_index = 0 if libsvm else 1
+    previous = first_index - 1
     for position, token in enumerate(tokens[1:]):
-        if token.startswith("qid:"):
+        if not libsvm and token.startswith("qid:"):
             if position:
-                return f"qid {short_repr(token)} must come right after the label"
-            if not (token[4:].isascii() and token[4:].isdigit()):
-                return f"qid {short_repr(token)} is not qid:N with N an integer"
+                problems.append(f"qid {short_repr(token)} must come right after the label")
+            elif not (token[4:].isascii() and token[4:].isdigit()):
+                problems.append(f"qid {short_repr(token)} is not qid:N with N an integer")
             continue
-        parts = token.split(":")
-        if len(parts) != 2:
-            return f"expected index:value, got {short_repr(token)}"
-        index, value = parts
-        if not (index.isascii() and index.isdigit()):
-            return f"feature index {short_repr(index)} is not an integer"
-        if len(index.lstrip("0")) > len(str(MAX_INDEX)):  # int() refuses 4300 digits
-            return f"feature index {short_repr(index)} is above {MAX_INDEX} (2**31 - 1)"
-        index = int(index)
-        if index < 1:
-            return f"feature index {index} (indices start at 1)"
-        if index > MAX_INDEX:
-            return f"feature index {index} is above {MAX_INDEX} (2**31 - 1)"
-        if index <= previous:
-            return f"feature indices must increase (index {index} after {previous})"
-        previous = index
-        if not _is_number(value):
-            return f"feature value {short_repr(value)} is not a number"
-    return None
+        problem, index = _pair_problem(token, libsvm)
+        if problem is None and index < first_index:
+            problem = (f"feature index {index} is negative" if libsvm else
+                       f"feature index {index} (indices start at 1)")
+        elif problem is None and index <= previous:
+            problem = (f"feature indices must increase (index {index} after {previous})"
+                       if index < previous else f"feature index {index} appears twice")
+        if index is not None:
+            previous = index
+        if problem:
+            problems.append(problem)
+    return problems
 
 
-def _is_number(text):
+def _pair_problem(token, libsvm):
+    """(problem or None, the index or None) of one ``index:value`` token."""
+    parts = token.split(":")
+    if len(parts) != 2:
+        return f"expected index:value, got {short_repr(token)}", None
+    index, value = parts
+    digits = index[1:] if index.startswith("-") else index
+    if not (digits.isascii() and digits.isdigit()):
+        return f"feature index {short_repr(index)} is not an integer", None
+    if len(digits.lstrip("0")) > len(str(MAX_INDEX)):  # int() refuses 4300 digits
+        return f"feature index {short_repr(index)} is above {MAX_INDEX} (2**31 - 1)", None
+    if _number_problem(value, libsvm):
+        return f"feature value {short_repr(value)} {_number_problem(value, libsvm)}", None
+    index = int(index)
+    if index > MAX_INDEX:
+        return f"feature index {index} is above {MAX_INDEX} (2**31 - 1)", None
+    return None, index
+
+
+def _number_problem(text, finite):
+    """None for a number C's strtod reads whole (ASCII, no '_'; with ``finite``, not NaN
+    or infinite), else what is wrong with it."""
     try:
-        float(text)
+        value = float(text)
     except ValueError:
-        return False
-    return "_" not in text
+        value = None
+    if value is None or "_" in text or not text.isascii():
+        return "is not a number"
+    if finite and not math.isfinite(value):
+        return "is NaN or infinite"
+    return None
 
 
 def short_repr(text, limit=30):
