@@ -19,9 +19,6 @@ is then trained as the search assessed it. A failing step stops easy with that s
 error line and exit status.
 """
 
-#: The kernel solver of easy's search and model (see the module docstring).
-SOLVER = "ws"
-
 import os
 import sys
 from contextlib import redirect_stdout
@@ -30,6 +27,9 @@ from . import main
 from .grid import find_parameters
 from .output_files import check_writable
 from .parser import CommandError, build_parser
+
+#: The kernel solver of easy's search and model (see the module docstring).
+SOLVER = "ws"
 
 
 def run(args):

@@ -7,14 +7,16 @@ override ``-l``, ``-u`` or ``-y``, a value that differs from the file's is refus
 
 import sys
 
-from ..data.scaling import apply_ranges, compute_ranges, read_range_file, \
-    unseen_features, write_range_file, write_scaled
+from ..data.scaling import apply_ranges, compute_ranges, differing_limits, \
+    read_range_file, unseen_features, write_range_file, write_scaled
 from ..data.svmlight import read_svmlight
 from .output_files import check_writable, write_error
 from .parser import PROG, UsageError
 
 #: svm-scale's default interval of the features.
 DEFAULT_LOWER, DEFAULT_UPPER = -1.0, 1.0
+#: The options of the limits (:func:`differing_limits`' names).
+LIMIT_FLAGS = {"lower": "-l", "upper": "-u", "y_lower": "-y", "y_upper": "-y"}
 
 
 def run(args):
@@ -66,14 +68,15 @@ def _warn(text):
 
 def _check_restored_limits(usage, args, ranges):
     """-l, -u and -y given with -r must be the range file's (svm-scale uses the file's)."""
-    given = [("-l", args.lower, ranges.lower), ("-u", args.upper, ranges.upper)]
-    if args.y_range is not None:
-        if not ranges.scales_y:
-            raise UsageError(usage, f"-y: the range file {args.restore} scales no labels "
-                                    "(it was saved without -y)")
-        given += [("-y", args.y_range[0], ranges.y_lower), ("-y", args.y_range[1], ranges.y_upper)]
-    for flag, value, saved in given:
-        if value is not None and value != saved:
-            raise UsageError(usage, f"{flag} {value:g} differs from the range file's {saved:g} "
-                                    f"({args.restore}); -r scales by the file's limits, drop "
-                                    f"{flag}")
+    y_lower, y_upper = (None, None) if args.y_range is None else args.y_range
+    if args.y_range is not None and not ranges.scales_y:
+        raise UsageError(usage, f"-y: the range file {args.restore} scales no labels "
+                                "(it was saved without -y)")
+    differing = differing_limits(ranges, lower=args.lower, upper=args.upper,
+                                 y_lower=y_lower, y_upper=y_upper)
+    if differing:
+        name, value, saved = differing[0]
+        flag = LIMIT_FLAGS[name]
+        raise UsageError(usage, f"{flag} {value:g} differs from the range file's {saved:g} "
+                                f"({args.restore}); -r scales by the file's limits, drop "
+                                f"{flag}")

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..exceptions import DataError
 
-__all__ = ["ScaleRanges", "compute_ranges", "apply_ranges", "unseen_features",
+__all__ = ["ScaleRanges", "compute_ranges", "apply_ranges", "differing_limits", "unseen_features",
            "read_range_file", "write_range_file", "write_scaled", "format_ranges"]
 
 #: Rows formatted at a time by :func:`write_scaled` (bounds the memory of the text).
@@ -209,6 +209,14 @@ def _apply_sparse(X, width, low, high, active, zero_image, ranges):
                              shape=(n_rows, width))
     X_scaled.sort_indices()
     return X_scaled
+
+
+def differing_limits(ranges, **given):
+    """The limits given (``lower``, ``upper``, ``y_lower``, ``y_upper``; None: not
+    given) that differ from those ``ranges`` hold, as (name, given, saved): scaling by
+    a range file uses the file's limits, so a different one is the caller's error."""
+    return [(name, value, getattr(ranges, name)) for name, value in given.items()
+            if value is not None and value != getattr(ranges, name)]
 
 
 def unseen_features(ranges, X):

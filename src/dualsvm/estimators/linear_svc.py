@@ -67,8 +67,9 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         this combination, by the shape (``dualsvm.training.linear.auto_dual``): the
         primal Newton method when n_samples >= n_features + 1 (the augmented feature
         counted) and n_samples >= 100 (measured faster there,
-        benchmarks/results/dual_auto.md), the dual on wider or smaller tables, with ``intercept_mode='exact'`` and with the hinge loss (whose
-        primal has no Newton method); the other combinations have one side. Which
+        benchmarks/results/dual_auto.md); the dual on wider or smaller tables, with
+        ``intercept_mode='exact'`` and with the hinge loss (whose primal has no Newton
+        method); the other combinations have one side. Which
         side ran shows in ``history_``: Newton's records count ``cg_iterations``.
     multi_class : {'ovr', 'crammer_singer'}, default='ovr'
         'ovr': one binary problem per class (one for two classes).

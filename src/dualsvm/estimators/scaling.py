@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 # and their check in fit (_fit_context).
 from sklearn.base import _fit_context  # noqa: I001
 
-from ..data.scaling import apply_ranges, compute_ranges, read_range_file, unseen_features, \
-    write_range_file
+from ..data.scaling import apply_ranges, compute_ranges, differing_limits, read_range_file, \
+    unseen_features, write_range_file
 
 __all__ = ["SVMScaler"]
 
@@ -98,11 +98,11 @@ class SVMScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             ranges = compute_ranges(X, lower=lower, upper=upper)
         else:
             ranges = read_range_file(self.range_file)
-            for name, given, saved in (("lower", self.lower, ranges.lower),
-                                       ("upper", self.upper, ranges.upper)):
-                if given is not None and given != saved:
-                    raise ValueError(f"{name}={given!r} differs from the range file's "
-                                     f"{saved!r} ({self.range_file}); leave {name}=None")
+            differing = differing_limits(ranges, lower=self.lower, upper=self.upper)
+            if differing:
+                name, given, saved = differing[0]
+                raise ValueError(f"{name}={given!r} differs from the range file's "
+                                 f"{saved!r} ({self.range_file}); leave {name}=None")
         if not ranges.upper > ranges.lower:  # compute_ranges checks its own
             raise ValueError(f"upper must be above lower, got {ranges.lower!r} and "
                              f"{ranges.upper!r}")
