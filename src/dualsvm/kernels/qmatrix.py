@@ -30,7 +30,13 @@ column j as a float32 view of its slot, valid at the positions ``active[:m]``
 entries when m is large; see :mod:`dualsvm.data.rows` for the dot products).
 ``m == n`` asks for a complete column. The view stays valid until
 ``MIN_SLOTS - 1`` further columns have been requested (LRU eviction), so a
-solver may hold up to 7 columns at once.
+solver may hold up to 7 columns at once. A loop that asks for columns every step
+takes them by slot instead: ``store = column_store(data, cache)`` once, then
+``s = cached_slot(data, cache, j, m)`` and, only when that is -1,
+``s = column_slot(data, cache, j, active, m)``; the column is ``store[s]``. A hit
+then costs a few loads: a compiled call that passes ``data`` and ``cache`` on
+counts references to each of their arrays, and only a function that calls nothing
+(``cached_slot``) has that counting removed by the compiler.
 
 Shrinking: within one *generation* the active set may only shrink, so a column
 computed for a larger active set serves any later, smaller one. A solver that
@@ -81,7 +87,8 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from ..constants import PRECOMPUTED
-from ..data.rows import clear_dots, column_dots, entry_dot, gram_entry, row_squares
+from ..data.rows import (clear_dots, column_dots, entry_dot, gram_entry, row_row_dot,
+                         row_squares)
 from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
                      kernel_row, plain_array)
 from .values import kernel_from_dot
@@ -175,7 +182,7 @@ class QMatrix:
         self._points = None if self._points_bytes else np.zeros((0, 0))
         points = (np.zeros((0, 0)), np.zeros(0))
         if row_of is None:
-            variables = None  # typed none: q_column compiles without _variable_column
+            variables = None  # typed none: column_slot compiles without _variable_slot
         else:
             tags = np.full((MIN_SLOTS, 4), -1, dtype=np.int64)  # variable, length, generation, use
             variables = (self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
@@ -449,16 +456,16 @@ def claim_columns(cache, cols, col_slots):
 def q_column(data, cache, j, active, m):
     """Column j of Q, valid at active[:m] (all of it when m == n): a float32 view.
 
-    For compiled code (from Python: :meth:`QMatrix.column_view`). Its body is
-    :func:`_cached_column` (one variable a row: ``data[6]`` is None) or
-    :func:`_variable_column`, chosen by type where the caller compiles, so that each
-    compiles only its own, with no layer between: every compiled function above the
-    column code compiles all of it again."""
+    For compiled code off the hot path (from Python: :meth:`QMatrix.column_view`);
+    a loop that asks for columns every step takes them by slot (:func:`cached_slot`).
+    """
 
 
 @overload(q_column, jit_options={"cache": True, "nogil": True})
-def _q_column_by_type(data, cache, j, active, m):
-    return _cached_column if isinstance(data.types[6], types.NoneType) else _variable_column
+def _q_column_impl(data, cache, j, active, m):
+    def column(data, cache, j, active, m):
+        return column_store(data, cache)[column_slot(data, cache, j, active, m)]
+    return column
 
 
 @njit(cache=True, nogil=True)
@@ -466,24 +473,98 @@ def _column_view(data, cache, j, active, m):
     return q_column(data, cache, j, active, m)
 
 
-def _variable_column(data, cache, j, active, m):
+def column_store(data, cache):
+    """The 2-D float32 array whose rows :func:`cached_slot` and :func:`column_slot`
+    index: the cache's slots, or with variables over rows the buffers their columns
+    are gathered into."""
+
+
+@overload(column_store, jit_options={"cache": True, "nogil": True})
+def _column_store_by_type(data, cache):
+    if isinstance(data.types[6], types.NoneType):
+        return lambda data, cache: cache[0]
+    return lambda data, cache: data[6][3]
+
+
+def cached_slot(data, cache, j, m):
+    """The row of :func:`column_store` holding column j valid at active[:m] when it
+    is there (a hit, counted), else -1 (then :func:`column_slot` computes it).
+
+    A solver's step asks ``s = cached_slot(...)`` and only on -1 calls
+    ``column_slot``: this function calls nothing, so the compiler drops the reference
+    counting of the arrays in ``data`` and ``cache``, which a call of any function
+    that passes them on (``q_column``, ``column_slot``) pays for each of its 20
+    arrays, several times a hit's own cost."""
+
+
+@overload(cached_slot, jit_options={"cache": True, "nogil": True})
+def _cached_slot_by_type(data, cache, j, m):
+    if isinstance(data.types[6], types.NoneType):
+        return _cached_row_slot
+    return _cached_variable_slot
+
+
+def _cached_row_slot(data, cache, j, m):
+    # Without a branch: the compiler removes the reference counting of the arrays
+    # only within one basic block (an if here kept it: twice a hit's time).
+    slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
+    s = slot_of[j]
+    t = max(s, 0)
+    g = slot_generation[t]
+    hit = (s >= 0) & ((g == COMPLETE) | ((g == counters[GENERATION]) & (m <= slot_length[t])))
+    counters[CLOCK] += hit
+    last_used[t] += hit * (counters[CLOCK] - last_used[t])
+    counters[HITS] += hit
+    return hit * (s + 1) - 1
+
+
+def _cached_variable_slot(data, cache, j, m):
+    # no branch either: a loop that returns on a hit kept the counting too
+    tags = data[6][4]
+    counters = cache[5]
+    found = -1
+    for b in range(len(tags)):
+        g = tags[b, 2]
+        hit = (tags[b, 0] == j) & ((g == COMPLETE) | ((g == counters[GENERATION])
+                                                       & (m <= tags[b, 1])))
+        found = max(found, hit * (b + 1) - 1)
+    hit = found >= 0
+    t = max(found, 0)
+    counters[CLOCK] += hit
+    tags[t, 3] += hit * (counters[CLOCK] - tags[t, 3])
+    counters[HITS] += hit
+    return found
+
+
+def column_slot(data, cache, j, active, m):
+    """The row of :func:`column_store` holding column j valid at active[:m], computed
+    when it is not there (the module docstring's rules). Its body is
+    :func:`_row_slot` (one variable a row: ``data[6]`` is None) or
+    :func:`_variable_slot`, chosen by type where the caller compiles, so that each
+    compiles only its own, with no layer between: every compiled function above the
+    column code compiles all of it again."""
+
+
+@overload(column_slot, jit_options={"cache": True, "nogil": True})
+def _column_slot_by_type(data, cache, j, active, m):
+    return _row_slot if isinstance(data.types[6], types.NoneType) else _variable_slot
+
+
+def _variable_slot(data, cache, j, active, m):
     """Column j of Q over variables mapped to rows: gathered from the complete kernel
     column of row_of[j] (cached) with the signs, into the least recently used buffer
     unless a buffer holds it already for this active set (rule of the cache)."""
+    b = _cached_variable_slot_jit(data, cache, j, m)
+    if b >= 0:
+        return b
     row_of, sign, every_row, buffers, tags = data[6]
     counters = cache[5]
     n = len(row_of)
     oldest = 0
-    for b in range(len(tags)):
-        if tags[b, 0] == j and (tags[b, 2] == COMPLETE or (
-                tags[b, 2] == counters[GENERATION] and m <= tags[b, 1])):
-            counters[CLOCK] += 1
-            counters[HITS] += 1
-            tags[b, 3] = counters[CLOCK]
-            return buffers[b]
+    for b in range(1, len(tags)):
         if tags[b, 3] < tags[oldest, 3]:
             oldest = b
-    kernel = _cached_column_jit(data, cache, row_of[j], every_row, len(every_row))
+    kernel = cache[0][_row_slot_jit(data, cache, row_of[j], every_row, len(every_row))]
     out = buffers[oldest]
     s_j = sign[j]
     if 2 * m >= n:  # the whole column, in order (module docstring)
@@ -499,28 +580,22 @@ def _variable_column(data, cache, j, active, m):
     tags[oldest, 1] = m
     tags[oldest, 2] = COMPLETE if m == n else counters[GENERATION]
     tags[oldest, 3] = counters[CLOCK]
-    return out
+    return oldest
 
 
-def _cached_column(data, cache, j, active, m):
-    """Column j of the cached matrix (one variable a row), as q_column describes."""
+def _row_slot(data, cache, j, active, m):
+    """The slot of column j of the cached matrix (one variable a row), as
+    column_slot describes."""
+    s = _cached_row_slot_jit(data, cache, j, m)
+    if s >= 0:
+        return s
     slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
     n = slots.shape[1]
     s = slot_of[j]
-    start = 0
-    if s >= 0:
-        g = slot_generation[s]
-        if g == COMPLETE or (g == counters[GENERATION] and m <= slot_length[s]):
-            counters[CLOCK] += 1
-            last_used[s] = counters[CLOCK]
-            counters[HITS] += 1
-            return slots[s]
-        if g == counters[GENERATION]:
-            # Within a generation the set active[:slot_length] does not change
-            # (shrinking swaps inside the active prefix only), so a longer
-            # request (a complete column) needs only the entries after it, as
-            # LIBSVM's cache extends a shorter column.
-            start = slot_length[s]
+    # Within a generation the set active[:slot_length] does not change (shrinking
+    # swaps inside the active prefix only), so a longer request (a complete column)
+    # needs only the entries after it, as LIBSVM's cache extends a shorter column.
+    start = slot_length[s] if s >= 0 and slot_generation[s] == counters[GENERATION] else 0
     s = claim_slot(cache, j)
     column = slots[s]
     points, values = data[7]
@@ -537,10 +612,31 @@ def _cached_column(data, cache, j, active, m):
     slot_length[s] = m
     counters[EVALUATIONS] += m - start
     counters[MISSES] += 1
-    return column
+    return s
 
 
-_cached_column_jit = njit(cache=True, nogil=True)(_cached_column)
+_cached_row_slot_jit = njit(cache=True, nogil=True)(_cached_row_slot)
+_cached_variable_slot_jit = njit(cache=True, nogil=True)(_cached_variable_slot)
+_row_slot_jit = njit(cache=True, nogil=True)(_row_slot)
+
+
+@njit(cache=True, nogil=True)
+def q_entry(data, cache, i, j):
+    """Q_ij: read from a cached complete column of i or j, else one kernel evaluation."""
+    slots, slot_of, column_of, slot_generation, last_used, counters, _ = cache
+    s = slot_of[i]
+    if s >= 0 and slot_generation[s] == COMPLETE:
+        return np.float64(slots[s, j])
+    s = slot_of[j]
+    if s >= 0 and slot_generation[s] == COMPLETE:
+        return np.float64(slots[s, i])
+    rows, y, sq_norms, params = data[:4]
+    counters[EVALUATIONS] += 1
+    if params[0] == PRECOMPUTED:
+        value = gram_entry(rows, i, j)
+    else:
+        value = kernel_from_dot(params, row_row_dot(rows, i, j, 0.0), sq_norms[i], sq_norms[j])
+    return y[i] * y[j] * value
 
 
 def dense_enough(X):

@@ -3,30 +3,9 @@
 import numpy as np
 from numba import njit
 
-from ..constants import PRECOMPUTED, TAU
-from ..data.rows import gram_entry, row_row_dot
-from ..kernels import kernel_from_dot, q_column
-from ..kernels.qmatrix import COMPLETE, EVALUATIONS
+from ..constants import TAU
+from ..kernels.qmatrix import EVALUATIONS, cached_slot, column_slot, column_store, q_entry
 from ._knapsack_jit import conformal_pairs, solve_knapsack
-
-
-@njit(cache=True, nogil=True)
-def q_entry(data, cache, i, j):
-    """Q_ij: read from a cached complete column of i or j, else one kernel evaluation."""
-    slots, slot_of, column_of, slot_generation, last_used, counters, _ = cache
-    s = slot_of[i]
-    if s >= 0 and slot_generation[s] == COMPLETE:
-        return np.float64(slots[s, j])
-    s = slot_of[j]
-    if s >= 0 and slot_generation[s] == COMPLETE:
-        return np.float64(slots[s, i])
-    rows, y, sq_norms, params = data[:4]
-    counters[EVALUATIONS] += 1
-    if params[0] == PRECOMPUTED:
-        value = gram_entry(rows, i, j)
-    else:
-        value = kernel_from_dot(params, row_row_dot(rows, i, j, 0.0), sq_norms[i], sq_norms[j])
-    return y[i] * y[j] * value
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -147,10 +126,15 @@ def cgd_iterations(data, cache, grad, alpha, y, q_diag, diag, upper_bound, movab
             alpha[j] = _onto_bound(old_j - y[j] * t, upper_bound[j])
             delta_i = alpha[i] - old_i
             delta_j = alpha[j] - old_j
-            column_i = q_column(data, cache, i, everyone, n)
-            column_j = q_column(data, cache, j, everyone, n)
+            s_i = cached_slot(data, cache, i, n)  # columns by slot: kernels.qmatrix
+            if s_i < 0:
+                s_i = column_slot(data, cache, i, everyone, n)
+            s_j = cached_slot(data, cache, j, n)
+            if s_j < 0:
+                s_j = column_slot(data, cache, j, everyone, n)
+            store = column_store(data, cache)
             for r in range(n):
-                grad[r] += delta_i * column_i[r] + delta_j * column_j[r]
+                grad[r] += delta_i * store[s_i, r] + delta_j * store[s_j, r]
             grad[i] += diag[i] * delta_i
             grad[j] += diag[j] * delta_j
         done += 1

@@ -29,11 +29,10 @@ so in order from three quarters.
 """
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from ..constants import TAU
-from ..kernels.qmatrix import q_column
+from ..kernels.qmatrix import cached_slot, column_slot, column_store, q_column
 
 #: state[...]: active size, SMO steps so far, steps to the next shrinking,
 #: whether the one-time un-shrinking happened, and a shrinking that waits for
@@ -101,6 +100,7 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
     and shrinking (e'a is kept too), else :data:`ONE_CONSTRAINT`.
     """
     n = len(y)
+    store = column_store(data, cache)
     steps = 0
     while steps < max_steps:
         if shrinking:
@@ -112,20 +112,60 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
                     return RECONSTRUCT
                 state[SHRINK_PENDING] = 0
         m = state[ACTIVE_SIZE]
-        i, j, gap = _select(two_constraints, data, cache, status, G, QD, active, m)
+        # Columns by slot, the hit test apart (kernels.qmatrix: a hit then costs a
+        # few loads). Compiled code counts references to the arrays it passes to a
+        # function, inlined or not, unless that function calls nothing and has no
+        # branch: the step's update is written out here, and the selections, which
+        # take few arrays, are inlined (on 120 rows the counting was 10x a step).
+        if two_constraints is None:  # pruned where smo_steps compiles (ONE_CONSTRAINT)
+            i, g_max = _select_i(status, G, active, m)
+            j, gap = -1, 0.0
+            if i >= 0:
+                s_i = cached_slot(data, cache, i, m)
+                if s_i < 0:
+                    s_i = column_slot(data, cache, i, active, m)
+                j, gap = _select_j(status, G, QD, active, m, i, g_max, store, s_i)
+        else:
+            ip, i_n, g_maxp, g_maxn = _select_i_nu(status, G, active, m)
+            # a column is only read for a sign with a maximal violator (else its
+            # g_max is -inf, and no j of that sign has a positive grad_diff)
+            s_ip = cached_slot(data, cache, ip, m) if ip >= 0 else 0
+            if s_ip < 0:
+                s_ip = column_slot(data, cache, ip, active, m)
+            s_in = cached_slot(data, cache, i_n, m) if i_n >= 0 else 0
+            if s_in < 0:
+                s_in = column_slot(data, cache, i_n, active, m)
+            i, j, gap = _select_j_nu(status, G, QD, active, m, ip, i_n, g_maxp, g_maxn,
+                                     store, s_ip, s_in)
         measures[0] = gap
         if j < 0 or gap < eps:
             if m < n:  # converged on the shrunk problem: check the whole one
                 state[SHRINK_COUNTER] = 2  # and shrink again right after one step
                 return RECONSTRUCT
             return CONVERGED
-        Q_i = q_column(data, cache, i, active, m)
-        Q_j = q_column(data, cache, j, active, m)
+        s_i = cached_slot(data, cache, i, m)
+        if s_i < 0:
+            s_i = column_slot(data, cache, i, active, m)
+        s_j = cached_slot(data, cache, j, m)
+        if s_j < 0:
+            s_j = column_slot(data, cache, j, active, m)
         was_upper_i, was_upper_j = alpha[i] >= U[i], alpha[j] >= U[j]
-        measures[1] += _update_pair(y, alpha, status, G, U, QD, D, active, m, i, j, Q_i, Q_j)
+        # the pair's step, then G += Q_i d_i + Q_j d_j over the active variables
+        # (the diagonal D of the squared hinge is not in the columns of Q)
+        d_i, d_j, change = step_pair(alpha, G, U, QD, i, j, store[s_i, j], y[i] != y[j])
+        status[i] = _status(y[i], alpha[i], U[i]) | ACTIVE
+        status[j] = _status(y[j], alpha[j], U[j]) | ACTIVE
+        in_order1 = _in_order(m, n, 1)
+        for k in range(n if in_order1 else m):
+            t = k if in_order1 else active[k]
+            if status[t] & ACTIVE:
+                G[t] += store[s_i, t] * d_i + store[s_j, t] * d_j
+        G[i] += D[i] * d_i
+        G[j] += D[j] * d_j
+        measures[1] += change
         # G_bar follows the variables entering or leaving their upper bound. The
         # columns are fetched here, not in the helpers: every compiled caller of
-        # q_column compiles its whole column code again (a second each).
+        # the column code compiles all of it again (a second each).
         if was_upper_i != (alpha[i] >= U[i]):
             _add_scaled(G_bar, U[i] if alpha[i] >= U[i] else -U[i],
                         q_column(data, cache, i, active, n))
@@ -137,26 +177,11 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
     return BUDGET_SPENT
 
 
-def _select(two_constraints, data, cache, status, G, QD, active, m):
-    """The working pair of LIBSVM's Solver or Solver_NU, chosen by the type of
-    ``two_constraints`` where smo_steps compiles (see :data:`ONE_CONSTRAINT`)."""
-
-
-@overload(_select, jit_options={"cache": True, "nogil": True})
-def _select_by_type(two_constraints, data, cache, status, G, QD, active, m):
-    if isinstance(two_constraints, types.NoneType):
-        return _select_pair  # its body is this overload's: no layer (see q_column)
-
-    def select(two_constraints, data, cache, status, G, QD, active, m):
-        if two_constraints:
-            return _select_pair_nu(data, cache, status, G, QD, active, m)
-        return _select_pair_jit(two_constraints, data, cache, status, G, QD, active, m)
-    return select
-
-
-def _select_pair(two_constraints, data, cache, status, G, QD, active, m):
-    """WSS3 of Fan, Chen and Lin (2005): i maximal violating, j by second order
-    (``two_constraints``: unused, the signature of :func:`_select`)."""
+@njit(cache=True, nogil=True, inline="always")
+def _select_i(status, G, active, m):
+    """The i of WSS3 (Fan, Chen and Lin 2005, LIBSVM's ``select_working_set``): the
+    maximal violator, argmax over I_up of -y_i G_i; (i, that maximum), i = -1 when
+    I_up is empty."""
     n = len(status)
     in_order = _in_order(m, n, 3)
     g_max = -np.inf
@@ -169,9 +194,15 @@ def _select_pair(two_constraints, data, cache, status, G, QD, active, m):
             if v >= g_max:
                 g_max = v
                 i = t
-    if i < 0:
-        return -1, -1, 0.0
-    Q_i = q_column(data, cache, i, active, m)
+    return i, g_max
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _select_j(status, G, QD, active, m, i, g_max, store, s_i):
+    """The j of WSS3 by the second-order decrease over I_low, with column i at
+    ``store[s_i]``; (j, the violation max_{I_up} -y G - min_{I_low} -y G)."""
+    n = len(status)
+    in_order = _in_order(m, n, 3)
     QD_i = QD[i]
     two_y_i = 2.0 if status[i] & POSITIVE else -2.0
     g_max2 = -np.inf
@@ -191,26 +222,19 @@ def _select_pair(two_constraints, data, cache, status, G, QD, active, m):
                 g_max2 = v
             grad_diff = g_max + v
             if grad_diff > 0:
-                quad = QD_i + QD[t] - c * Q_i[t]
+                quad = QD_i + QD[t] - c * store[s_i, t]
                 gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
                 if gain <= best:
                     best = gain
                     j = t
-    return i, j, g_max + g_max2
+    return j, g_max + g_max2
 
 
-_select_pair_jit = njit(cache=True, nogil=True)(_select_pair)
-
-
-@njit(cache=True, nogil=True)
-def _select_pair_nu(data, cache, status, G, QD, active, m):
-    """LIBSVM's ``Solver_NU::select_working_set``: WSS3 within each sign.
-
-    i_p maximises -G over {y = +1, a < U}, i_n maximises G over {y = -1, a > 0};
-    j minimises the second-order decrease over the same sign as its partner
-    (y = +1: a > 0 and G_j > -G_ip; y = -1: a < U and G_j < G_in). Returns the
-    pair and the violation max over the signs of (max I_up - min I_low).
-    """
+@njit(cache=True, nogil=True, inline="always")
+def _select_i_nu(status, G, active, m):
+    """The two candidates of LIBSVM's ``Solver_NU::select_working_set``: i_p
+    maximises -G over {y = +1, a < U}, i_n maximises G over {y = -1, a > 0};
+    (i_p, i_n, their maxima), -1 for an empty side."""
     n = len(status)
     in_order = _in_order(m, n, 3)
     g_maxp = -np.inf
@@ -228,10 +252,17 @@ def _select_pair_nu(data, cache, status, G, QD, active, m):
             elif G[t] >= g_maxn:
                 g_maxn = G[t]
                 i_n = t
-    # a column is only read for a sign with a maximal violator (else g_max is -inf,
-    # and no j of that sign has a positive grad_diff)
-    Q_ip = q_column(data, cache, ip, active, m) if ip >= 0 else np.zeros(1, np.float32)
-    Q_in = q_column(data, cache, i_n, active, m) if i_n >= 0 else np.zeros(1, np.float32)
+    return ip, i_n, g_maxp, g_maxn
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _select_j_nu(status, G, QD, active, m, ip, i_n, g_maxp, g_maxn, store, s_ip, s_in):
+    """j of ``Solver_NU``: the second-order decrease within the sign of its partner
+    (y = +1: a > 0 and G_j > -G_ip; y = -1: a < U and G_j < G_in), columns i_p and
+    i_n at ``store[s_ip]``, ``store[s_in]`` (read only for a side with a violator);
+    (i, j, the violation: the larger of the signs' max I_up - min I_low)."""
+    n = len(status)
+    in_order = _in_order(m, n, 3)
     QD_ip = QD[ip] if ip >= 0 else 0.0
     QD_in = QD[i_n] if i_n >= 0 else 0.0
     g_maxp2 = -np.inf
@@ -247,7 +278,7 @@ def _select_pair_nu(data, cache, status, G, QD, active, m):
                     g_maxp2 = G[t]
                 grad_diff = g_maxp + G[t]
                 if grad_diff > 0:
-                    quad = QD_ip + QD[t] - 2.0 * Q_ip[t]
+                    quad = QD_ip + QD[t] - 2.0 * store[s_ip, t]
                     gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
                     if gain <= best:
                         best = gain
@@ -257,7 +288,7 @@ def _select_pair_nu(data, cache, status, G, QD, active, m):
                     g_maxn2 = -G[t]
                 grad_diff = g_maxn - G[t]
                 if grad_diff > 0:
-                    quad = QD_in + QD[t] - 2.0 * Q_in[t]
+                    quad = QD_in + QD[t] - 2.0 * store[s_in, t]
                     gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
                     if gain <= best:
                         best = gain
@@ -332,24 +363,6 @@ def step_pair(alpha, G, U, QD, i, j, Q_ij, opposite):
     change = (G[i] * d_i + G[j] * d_j
               + 0.5 * (QD[i] * d_i * d_i + QD[j] * d_j * d_j) + Q_ij * d_i * d_j)
     return d_i, d_j, change
-
-
-@njit(cache=True, nogil=True)
-def _update_pair(y, alpha, status, G, U, QD, D, active, m, i, j, Q_i, Q_j):
-    """Minimise over (a_i, a_j) keeping y_i a_i + y_j a_j, clipped to the box, with
-    their columns Q_i, Q_j (valid at active[:m]); returns the change of f(a)."""
-    d_i, d_j, change = step_pair(alpha, G, U, QD, i, j, Q_i[j], y[i] != y[j])
-    status[i] = _status(y[i], alpha[i], U[i]) | ACTIVE
-    status[j] = _status(y[j], alpha[j], U[j]) | ACTIVE
-    n = len(y)
-    in_order = _in_order(m, n, 1)
-    for k in range(n if in_order else m):
-        t = k if in_order else active[k]
-        if status[t] & ACTIVE:
-            G[t] += Q_i[t] * d_i + Q_j[t] * d_j
-    G[i] += D[i] * d_i  # the diagonal D (squared hinge) is not in the columns of Q
-    G[j] += D[j] * d_j
-    return change
 
 
 @njit(cache=True, nogil=True)

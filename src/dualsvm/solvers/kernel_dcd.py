@@ -35,7 +35,8 @@ import numpy as np
 from numba import njit
 
 from ..constants import TAU
-from ..kernels import new_generation, q_column
+from ..kernels import new_generation
+from ..kernels.qmatrix import cached_slot, column_slot, column_store
 from ..kernels.qmatrix import EVALUATIONS
 from .dcd import projected_gradient_rule
 from .rng import new_state, shuffle_prefix
@@ -54,6 +55,7 @@ def kernel_dcd_steps(data, cache, grad, alpha, q_diag, diag, upper_bound, index,
     thresholds (read) and this pass's extreme projected gradients (updated).
     """
     counters = cache[5]
+    store = column_store(data, cache)
     stop_at = counters[EVALUATIONS] + budget
     s = position
     while s < active_size and counters[EVALUATIONS] < stop_at:
@@ -75,10 +77,12 @@ def kernel_dcd_steps(data, cache, grad, alpha, q_diag, diag, upper_bound, index,
             delta = new - a
             if delta != 0.0:
                 alpha[i] = new
-                column = q_column(data, cache, i, index, active_size)
+                slot = cached_slot(data, cache, i, active_size)  # kernels.qmatrix
+                if slot < 0:
+                    slot = column_slot(data, cache, i, index, active_size)
                 for k in range(active_size):
                     j = index[k]
-                    grad[j] += delta * column[j]
+                    grad[j] += delta * store[slot, j]
                 grad[i] += diag[i] * delta
         s += 1
     return s, active_size
