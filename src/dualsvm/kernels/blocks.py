@@ -37,6 +37,10 @@ from .values import FAST_MATH, kernel_values
 TILE_ROWS = 64
 #: Padding of a tile's rows (float64 entries): see _fill.
 _PAD = 8
+#: Fewer kernel values than this in a block are computed in the calling thread: waking
+#: the thread pool costs tens of microseconds, about what one core takes for 2^16
+#: values of a few features, so below it a second thread cannot pay for itself.
+PARALLEL_VALUES = 2**16
 
 def dense_points(X, index):
     """Zt = X[index].T as a C-contiguous (d, m) float64 array (dense or CSR X)."""
@@ -119,6 +123,10 @@ def _fill(rows, y, sq_norms, params, Zt, cols, col_slots, slots):
                 column[i] = np.float32(y_t * tile[i - start, t])
 
 
+_block_serial = njit(cache=True, nogil=True)(_block.py_func)
+_fill_serial = njit(cache=True, nogil=True)(_fill.py_func)
+
+
 @njit(cache=True, nogil=True)
 def _times_tile(rows, row_index, first, last, sq_norms, Zt, sq_cols, params, coef, out):
     """out[r] += K(x_{row_index[r]}, Z) @ coef for first <= r < last, one row's kernel
@@ -144,20 +152,26 @@ def _times(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out):
                     Zt, sq_cols, params, coef, out)
 
 
+def _shared(n_rows, n_cols):
+    """Whether a block of n_rows x n_cols kernel values is shared among the threads:
+    more than one tile of rows and at least PARALLEL_VALUES values."""
+    return n_rows > TILE_ROWS and n_rows * n_cols >= PARALLEL_VALUES
+
+
 def _times_rows(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out):
-    """:func:`_times`; rows that fill one tile are computed here, in this thread: a
-    parallel region would give them to one thread anyway, after waking the pool."""
-    if len(row_index) <= TILE_ROWS:
-        _times_tile(rows, row_index, 0, len(row_index), sq_norms, Zt, sq_cols, params, coef, out)
-    else:
+    """:func:`_times`, in this thread for a block too small to share (:func:`_shared`)."""
+    if _shared(len(row_index), len(sq_cols)):
         _times(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out)
+    else:
+        _times_tile(rows, row_index, 0, len(row_index), sq_norms, Zt, sq_cols, params, coef, out)
 
 
 def fill_slots(data, cols, col_slots, slots, X):
     """Compute the complete columns Q[:, cols] into ``slots[col_slots]`` (float32),
     with ``data`` a QMatrix's ``(rows, y, sq_norms, params, ...)`` and X its rows."""
     rows, y, sq_norms, params = data[:4]
-    _fill(rows, y, sq_norms, params, dense_points(X, cols), cols, col_slots, slots)
+    fill = _fill if _shared(len(y), len(cols)) else _fill_serial
+    fill(rows, y, sq_norms, params, dense_points(X, cols), cols, col_slots, slots)
 
 
 def block_values(data, row_index, cols, X):
@@ -165,7 +179,8 @@ def block_values(data, row_index, cols, X):
     a QMatrix's ``(rows, y, sq_norms, params, ...)`` and X its rows."""
     rows, _, sq_norms, params = data[:4]
     out = np.empty((len(row_index), len(cols)))
-    _block(rows, row_index, sq_norms, dense_points(X, cols), sq_norms[cols], params, out)
+    block = _block if _shared(len(row_index), len(cols)) else _block_serial
+    block(rows, row_index, sq_norms, dense_points(X, cols), sq_norms[cols], params, out)
     return out
 
 

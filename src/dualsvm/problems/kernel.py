@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .box import BoxDual, check_modes, dual_parameters, greedy_fill
-from .objectives import as_floats, kernel_primal, nu_primal, relative_gap, weighted_sum
+from .objectives import (as_floats, kernel_primal, nu_offsets, nu_primal, relative_gap,
+                         weighted_sum)
 
 
 #: Relative difference below which :func:`kept_product` takes an entry of
@@ -151,19 +152,7 @@ class KernelQP(BoxDual):
         if not self.two_constraints:
             b = self.intercept_from_dual(gradient, alpha) if self.bias == "exact" else 0.0
             return b, 0.0
-        r = [0.0, 0.0]
-        for k, sign in enumerate((1.0, -1.0)):
-            side = self.y == sign
-            upper = side & (alpha >= self.upper_bound)
-            lower = side & ~upper & (alpha <= 0)
-            free = side & ~upper & ~lower
-            if free.any():
-                r[k] = float(gradient[free].mean())
-            else:
-                lb = gradient[upper].max() if upper.any() else -np.inf
-                ub = gradient[lower].min() if lower.any() else np.inf
-                r[k] = 0.5 * float(lb + ub) if np.isfinite(lb + ub) else \
-                    float(lb if np.isfinite(lb) else ub if np.isfinite(ub) else 0.0)
+        r = nu_offsets(self.y, as_floats(alpha), self.upper_bound, as_floats(gradient))
         return -0.5 * (r[0] - r[1]), 0.5 * (r[0] + r[1])
 
     def tied_multiplier(self, intercept, r):

@@ -46,6 +46,38 @@ def kkt_bias(y, alpha, upper, gradient):
 
 
 @njit(cache=True, nogil=True)
+def nu_offsets(y, alpha, upper, gradient):
+    """LIBSVM's ``Solver_NU::calculate_rho`` in one pass: (r1, r2), per sign the mean
+    gradient of its free variables, else the midpoint of the interval its bounded
+    ones allow (max over a = U, min over a = 0; the finite end, or 0, when one is
+    missing)."""
+    total = np.zeros(2)
+    free = np.zeros(2, dtype=np.int64)
+    lb = np.full(2, -np.inf)
+    ub = np.full(2, np.inf)
+    for i in range(len(y)):
+        k = 0 if y[i] > 0 else 1
+        if alpha[i] >= upper[i]:
+            lb[k] = max(lb[k], gradient[i])
+        elif alpha[i] <= 0:
+            ub[k] = min(ub[k], gradient[i])
+        else:
+            total[k] += gradient[i]
+            free[k] += 1
+    r = np.zeros(2)
+    for k in range(2):
+        if free[k]:
+            r[k] = total[k] / free[k]
+        elif np.isfinite(lb[k]) and np.isfinite(ub[k]):
+            r[k] = 0.5 * (lb[k] + ub[k])
+        elif np.isfinite(lb[k]):
+            r[k] = lb[k]
+        elif np.isfinite(ub[k]):
+            r[k] = ub[k]
+    return r[0], r[1]
+
+
+@njit(cache=True, nogil=True)
 def kernel_primal(alpha, gradient, y, diag, cost, intercept, squared):
     """P(a, b) = 1/2 a'Qa + sum_i C_i loss((Qa)_i + y_i b), with (Qa)_i = G_i + 1 -
     D_ii a_i (hinge, or squared hinge when ``squared``); as :func:`weighted_sum`, only
