@@ -27,7 +27,7 @@ kernel layer) to the code that needs it. The docs' "Architecture" page draws the
    compiled code, atomic file writes.
 1. :mod:`dualsvm.exceptions`, :mod:`dualsvm.constants`.
 
-Only the estimators import scikit-learn (about 1.5 s): the command line trains,
+Only the estimators import scikit-learn (a slow import): the command line trains,
 saves and reports without it. The exported names are imported on first use.
 """
 
@@ -50,7 +50,7 @@ _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr",
 
 
 def __getattr__(name):
-    # The estimators import scikit-learn (about 1.5 s); the command line and the
+    # The estimators import scikit-learn (a slow import); the command line and the
     # compiled solvers do not need it, so it is imported on first use only.
     if name in _LAZY:
         import importlib

@@ -60,7 +60,7 @@ def run(args):
 
 
 def _warn(text):
-    # the reporter's format; imported only to warn (its imports take a third of a second)
+    # the reporter's format; imported only to warn (its imports are slow)
     from .report import Reporter
 
     Reporter(quiet=False).warn(text)

@@ -101,7 +101,7 @@ def find_C(args, estimator, X, y, report, common, Cs):
     import json
     import warnings
 
-    # the estimators import scikit-learn (about 1.5 s): only -v and -C pay for it
+    # the estimators import scikit-learn (a slow import): only -v and -C pay for it
     from ..estimators.model_selection import fold_path_scores
 
     regression = hasattr(estimator, "epsilon")

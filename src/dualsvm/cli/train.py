@@ -68,7 +68,7 @@ def run(args):
     common = {"data": args.file, "solver": solver, "n_samples": int(X.shape[0]),
               "n_features": int(X.shape[1])}
     if args.find_C:
-        from ..estimators.linear_svc import LinearSVC  # scikit-learn (1.5 s): only -v and -C pay for it
+        from ..estimators.linear_svc import LinearSVC  # scikit-learn (slow import): only -v and -C pay for it
 
         bias = intercept_scaling if fit_intercept and not args.exact_bias else 0.0
         Cs = search_grid(args, start_C(X, X.shape[0], bias), MAX_C)
@@ -90,7 +90,7 @@ def run(args):
 def _cross_validate(args, params, X, y, report, common):
     import warnings
 
-    # the estimator imports scikit-learn (about 1.5 s): only -v pays for it
+    # the estimator imports scikit-learn (a slow import): only -v pays for it
     from ..estimators.linear_svc import LinearSVC
 
     n = X.shape[0]

@@ -207,7 +207,7 @@ PROBABILITY_FOLDS = 5
 
 def kernel_estimator(kind, params):
     """The estimator of LIBSVM's svm_type ``kind`` with the command line's parameters."""
-    from ..estimators.model_io import KERNEL_ESTIMATORS  # scikit-learn (about 1.5 s): -v and -b pay for it
+    from ..estimators.model_io import KERNEL_ESTIMATORS  # scikit-learn (slow import): -v and -b pay for it
 
     estimator = KERNEL_ESTIMATORS[kind]()
     known = estimator.get_params()

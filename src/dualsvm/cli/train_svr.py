@@ -39,7 +39,7 @@ def run(args):
     common = {"data": args.file, "solver": f"dcd-svr-l{2 if args.solver == 12 else 1}",
               "n_samples": int(X.shape[0]), "n_features": int(X.shape[1])}
     if args.find_C:
-        from ..estimators.linear_svr import LinearSVR  # scikit-learn (1.5 s): only -C pays for it
+        from ..estimators.linear_svr import LinearSVR  # scikit-learn (slow import): only -C pays for it
 
         first = start_C(X, X.shape[0], intercept_scaling if fit_intercept else 0.0,
                         params["epsilon"], y)

@@ -18,8 +18,9 @@ Plain CoCoA+ adds every dw_k (gamma = 1). On sets with n >> d that is slow:
 the partitions' rows overlap in their features, and a move of dual mass from
 one partition to another that leaves w almost unchanged is charged
 sigma' ||A_k da||^2 by every local model, so the dual lags the primal by
-hundreds of rounds (benchmarks/results/dask.md, before this change). Two
-changes, both exact and cheap (O(K d) numbers a round, as before):
+many rounds (measurements: benchmarks/results/design_measurements.md, section
+dask/cocoa.py). Two additions, both exact and cheap (O(K d) numbers a round, as
+plain CoCoA+ sends):
 
 * **An exact 2K-dimensional search.** Every worker also returns r_k = a~_k - a_k,
   the step to the dual point its rows' margins ask for (hinge: C_i where
@@ -45,8 +46,9 @@ right one when the partitions are random samples of the same rows, as a
 shuffled split gives: their local steps then align in the features they share,
 and the measured coupling of the steps a round takes, ||sum_k dw_k||^2 /
 sum_k ||dw_k||^2 (a lower bound on sigma'_min), comes out near K whenever the
-local model is less damped (on a9a, w8a, ijcnn1 and reuters: 3.5 to 7 after a
-round at sigma' = 1; any fixed sigma' < K needed more rounds). When the
+local model is less damped, and a fixed sigma' < K needed more rounds
+(measurements: benchmarks/results/design_measurements.md, section
+dask/cocoa.py). When the
 partitions share few features (rows split by source, each with its own
 vocabulary), sigma'_min is near 1 and sigma' = K slows every local step K-fold.
 ``sigma='adaptive'`` starts at sigma' = 1 and moves to K for good after the
@@ -70,10 +72,10 @@ model.
 **Local work.** ``local_epochs='auto'`` (:meth:`CoCoA._choose_local_epochs`)
 gives each round as many local epochs as the time the last rounds spent outside
 the workers' local work (sending w, the search, the scheduler): a round then
-computes at least half its time, and more where the network is slow. One epoch a
-round, the default before, stopped at 100 rounds short of a gap of 1e-3 on a9a in
-4 partitions (benchmarks/results/dask.md has the rounds and epochs of the
-automatic rule).
+computes at least half its time, and more where the network is slow; a fixed
+single epoch a round wastes rounds on communication (measurements:
+benchmarks/results/design_measurements.md, section dask/cocoa.py;
+benchmarks/results/dask.md has the rounds and epochs of the automatic rule).
 
 A round is all or nothing: a partition keeps its step pending until the next
 call tells it the round was applied and with which (t_k, u_k) (else it drops

@@ -1,8 +1,9 @@
 """A compiled svmlight/LIBSVM text parser: bytes in, CSR arrays out.
 
 Why not :func:`sklearn.datasets.load_svmlight_file`: importing anything from
-scikit-learn costs about 1.5 s (it imports ``scipy.stats``), three quarters of the
-command line's start-up budget. This parser reads the same files into the same
+scikit-learn is slow (it imports ``scipy.stats``): most of the command line's
+start-up budget (measurements: benchmarks/results/design_measurements.md, section
+scikit-learn import). This parser reads the same files into the same
 matrix (``tests/test_io.py`` compares the two on every data set) and is as fast.
 
 Grammar, one sample per line (LIBLINEAR's)::

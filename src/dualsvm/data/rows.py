@@ -33,10 +33,10 @@ Kernel columns (``column_dots``, ``entry_dot``, ``clear_dots``, ``row_square``,
 rows i. Dense rows: x_j is read in place and every entry is one dot product
 (fastmath lets LLVM vectorise it; its sum order differs from a sequential one by
 rounding only). CSR rows: all the dot products are accumulated at once through the
-rows' copy by feature (CSC), touching only the rows that share a feature with x_j.
-On w8a (12 nonzeros a row out of 300) that was 4x faster per column than one sparse
-dot per row, on a9a 2x. The terms are added in feature order, as a row-wise sparse
-dot adds them, so the sums are equal.
+rows' copy by feature (CSC), touching only the rows that share a feature with x_j:
+faster per column than one sparse dot per row on sparse rows (measurements:
+benchmarks/results/design_measurements.md, section data/rows.py). The terms are
+added in feature order, as a row-wise sparse dot adds them, so the sums are equal.
 """
 
 import numpy as np
@@ -48,8 +48,9 @@ from numba.extending import intrinsic, overload
 _INLINE = {"cache": True, "forceinline": True}
 _LINE_BITS = 64 * 8  # a cache line
 _PREFETCH_LINES = 4  # lines announced per row; longer rows stream on their own
-#: How many steps ahead of its use a row is prefetched (measured with dual CD on a9a,
-#: w8a, ijcnn1, reuters: 2 to 8 are within a few percent; 16 is slower).
+#: How many steps ahead of its use a row is prefetched: a broad optimum, much further
+#: ahead is slower (measurements: benchmarks/results/design_measurements.md, section
+#: data/rows.py).
 AHEAD = 4
 
 

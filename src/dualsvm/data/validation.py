@@ -158,9 +158,10 @@ def samples(estimator, X, *, reset=True):
 
     X that ``validate_data`` would return as it is (a finite, non-empty float64
     C-ordered ndarray or canonical CSR matrix, no feature names) skips it: its
-    checks cost more than LIBLINEAR's whole training of a small set (70 us on
-    heart_scale). Anything else, and a prediction on a model fitted with feature
-    names or of another width, goes through it, so every error is its own.
+    checks cost more than LIBLINEAR's whole training of a small set (measurements:
+    benchmarks/results/design_measurements.md, section data/validation.py). Anything
+    else, and a prediction on a model fitted with feature names or of another width,
+    goes through it, so every error is its own.
     """
     if _as_validated(X) and (reset or (not hasattr(estimator, "feature_names_in_")
                                        and getattr(estimator, "n_features_in_", None)
@@ -205,7 +206,7 @@ def training_data(estimator, X, y, *, check_X=True):
     ``check_X=False`` (a callable kernel, which may take any samples, e.g. strings,
     as scikit-learn's SVC lets it): X is left as given, only its length checked.
     """
-    # scikit-learn costs about 1.5 s to import: only the estimators pay it
+    # scikit-learn is slow to import: only the estimators pay for it
     from sklearn.utils.multiclass import check_classification_targets
 
     X, y = _checked(estimator, X, y, check_X)
@@ -217,8 +218,9 @@ def training_data(estimator, X, y, *, check_X=True):
 def _class_labels(y):
     """Whether y is a 1-D ndarray of integer, boolean or integral finite float labels:
     those scikit-learn's ``check_classification_targets`` accepts (binary or
-    multiclass), told without its ``type_of_target`` (a third of a small fit's
-    fixed cost)."""
+    multiclass), told without its ``type_of_target`` (a large share of a small fit's
+    fixed cost; measurements: benchmarks/results/design_measurements.md, section
+    data/validation.py)."""
     if type(y) is not np.ndarray or y.ndim != 1:
         return False
     if y.dtype.kind in "iub":
@@ -237,8 +239,9 @@ def _checked(estimator, X, y, check_X, **check):
     from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
     if check_X and _as_validated(X) and _as_validated_target(y, X.shape[0]):
-        # what validate_data would return unchanged (see samples): 200 us of checks
-        # skipped, 4% of an SVR fit of housing_scale (506 rows)
+        # what validate_data would return unchanged (see samples): its checks are
+        # skipped, a noticeable share of a small fit (measurements:
+        # benchmarks/results/design_measurements.md, section data/validation.py)
         return samples(estimator, X), y
     if check_X:
         X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64, order="C",

@@ -31,8 +31,9 @@ class FitMixin:
     @classmethod
     def _get_param_names(cls):
         """scikit-learn's list of the parameters of ``__init__``, read once per class:
-        scikit-learn inspects the signature on every ``get_params`` (15 us; a fit
-        calls it twice, the parameter check included)."""
+        scikit-learn inspects the signature on every ``get_params`` (a fit calls it
+        twice, the parameter check included; measurements:
+        benchmarks/results/design_measurements.md, section estimators/base.py)."""
         names = _PARAM_NAMES.get(cls)
         if names is None:
             names = _PARAM_NAMES[cls] = tuple(super()._get_param_names())

@@ -8,8 +8,8 @@ one block of kernel values, computed here in tiles of rows:
 * a tile of ``TILE_ROWS`` rows gets its dot products x_i'Zt by adding, for every
   nonzero x_if (CSR) or every feature (dense rows), x_if times row f of Zt: an
   axpy of length m that the compiler vectorises and that reads Zt from the core's
-  cache (on a9a, 14 nonzeros a row, this costs about 14 fused multiply-adds per
-  kernel value instead of a sparse dot or a scattered by-feature accumulation);
+  cache (a row of z nonzeros costs about z fused multiply-adds per kernel value
+  instead of a sparse dot or a scattered by-feature accumulation);
 * the kernel function is applied over the tile's rows by
   :func:`.values.kernel_values` (vectorised; the exponential by a polynomial
   within 2 ulp of libm's exp instead of one libm call per value);
@@ -110,7 +110,8 @@ def _fill(rows, y, sq_norms, params, Zt, cols, col_slots, slots):
         stop = min(start + TILE_ROWS, n)
         # Rows padded by _PAD: read down a column of the tile (the transposition
         # below), a row length of a power of two put every row's entry in the same
-        # few sets of the L1 cache, which cost a third of the fill (ijcnn1, m = 256).
+        # few sets of the L1 cache, which slowed the fill (measurements:
+        # benchmarks/results/design_measurements.md, section kernels/blocks.py).
         tile = np.empty((stop - start, m + _PAD))
         for i in range(start, stop):
             values = tile[i - start, :m]

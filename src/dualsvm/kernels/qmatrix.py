@@ -54,20 +54,18 @@ row for both signs), twice as many as columns of the 2n variables would be; a
 variable's column is gathered from its row's column with the signs into one of
 ``MIN_SLOTS`` float32 buffers (LRU, reused while the active set only shrinks;
 complete when half the variables or more are asked for, as a loop over all of
-them in order costs half of one through ``active``: 7 us against 14 for 20000),
-so ``q_column`` keeps its contract and no solver knows the difference.
+them in order costs about half of one through ``active``; measurements:
+benchmarks/results/design_measurements.md, section kernels/qmatrix.py), so
+``q_column`` keeps its contract and no solver knows the difference.
 
 Complete columns: when the dense layout of the rows by feature, 8 n d bytes, fits
 in half of ``cache_size`` (it is carved out of it), a column requested for at least a
 quarter of the rows is computed whole, as a row of a block (:func:`.blocks.kernel_row`):
 the dot products by axpys of length n over x_j's features, the kernel by a loop that
-vectorises (:func:`.values.kernel_values`), one thread. On 2 cores that
-took 1.6 us for a housing_scale column (506 rows, 13 features; 4.9 us before, one
-dot product and one libm exp per entry), 31 us for ijcnn1's first 10000 rows (92 us;
-69 us on two threads) and 14 us for a9a's first 5000 (64 us), with the same float32
-values in every entry compared; two threads were slower up to 32561 rows (a9a:
-109 us against 117 us). Such a column is complete, so it also survives the
-generations.
+vectorises (:func:`.values.kernel_values`), one thread: faster than a dot product
+and a kernel value per entry, and two threads were slower at the sizes measured
+(measurements: benchmarks/results/design_measurements.md, section
+kernels/qmatrix.py). Such a column is complete, so it also survives the generations.
 
 From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
@@ -106,9 +104,9 @@ BLOCK_BYTES = 16 * 2**20
 #: Below this many entries a column computed entry by entry (fewer than a quarter of
 #: the rows asked for, or no rows by feature kept) takes one thread. CSR rows: the dot
 #: products are accumulated by feature on one thread first, only the kernel values
-#: are shared (measured on 2 cores, a9a: no gain at 5000 entries, about 1.4x at
-#: 50000). Dense rows (and a precomputed matrix) share all the work: 1.5x at 1000
-#: entries, 1.9x from 2000 (ijcnn1's 22 features, the other core idle).
+#: are shared, which pays only for long columns. Dense rows (and a precomputed matrix)
+#: share all the work, which pays from a few thousand entries
+#: (measurements: benchmarks/results/design_measurements.md, section kernels/qmatrix.py).
 _PARALLEL_ENTRIES = 16384
 _PARALLEL_ENTRIES_DENSE = 2048
 #: Ranges a parallel column is cut into for the threads.
@@ -506,7 +504,7 @@ def _cached_slot_by_type(data, cache, j, m):
 
 def _cached_row_slot(data, cache, j, m):
     # Without a branch: the compiler removes the reference counting of the arrays
-    # only within one basic block (an if here kept it: twice a hit's time).
+    # only within one basic block (an if here kept it).
     slots, slot_of, column_of, slot_generation, last_used, counters, slot_length = cache
     s = slot_of[j]
     t = max(s, 0)
@@ -677,8 +675,9 @@ def _fill_kernel(rows, y, sq_norms, params, dots, j, active, low, high, column):
         column[i] = np.float32(y[i] * y[j] * value)
 
 
-# The precomputed test stays outside the loops over entries: inside, it made a
-# column 1.5x slower (measured on a9a rows). Both fillers run the same two loops
+# The precomputed test stays outside the loops over entries: inside, it slowed every
+# column (measurements: benchmarks/results/design_measurements.md, section
+# kernels/qmatrix.py). Both fillers run the same two loops
 # (_fill_gram, _fill_kernel) over a range of entries; the parallel one over
 # _CHUNKS ranges, which the threads share (at least 256 entries each).
 def _fill_parallel_body(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):

@@ -32,12 +32,12 @@ CRC-32 of the compressed bytes, that it decompresses to exactly the size its
 shape implies, that the row pointers and column indices are consistent and that
 its labels are among the manifest's; any failure is a :class:`~dualsvm.exceptions.DataError` naming the block and the file.
 
-Compression: zstd level 1 by default. On degree-2 ijcnn1 rows (38 MB) zlib-1
-decompressed at 332 MB/s and zlib-6 at 443 MB/s, zstd-1 at 785 MB/s with the
-ratio of zlib-6 (0.195 vs 0.193), and lz4 at 806 MB/s with a worse ratio
-(0.232); zstd-1 also compresses 5x faster than zlib-1 (673 vs 129 MB/s), which
-matters when writing tens of GB. Both zstd and zlib release the GIL while they
-work, so a reader thread decompresses while a trainer computes.
+Compression: zstd level 1 by default: it decompresses faster than zlib with about
+zlib-6's ratio (lz4 is about as fast but compresses worse), and it compresses much
+faster than zlib-1, which matters when writing tens of GB (measurements:
+benchmarks/results/design_measurements.md, section outofcore/format.py). Both zstd
+and zlib release the GIL while they work, so a reader thread decompresses while a
+trainer computes.
 
 Writing is atomic: a dataset is written into a temporary sibling directory and
 renamed into place only when complete, so an interrupted conversion never
@@ -355,8 +355,9 @@ def _block_flaw(indptr, indices, n_features, labels, check_labels, known_labels)
     """0 for a consistent block, else the first flaw found: row pointers, a
     column, a label not in ``known_labels`` (with ``check_labels``).
 
-    One compiled pass instead of NumPy's diff, min, max and isin: they cost a
-    reader thread as much as a third of decompressing a block (w8a: 27 of 75 us).
+    One compiled pass instead of NumPy's diff, min, max and isin, which cost a
+    reader thread a large share of decompressing a block (measurements:
+    benchmarks/results/design_measurements.md, section outofcore/format.py).
     """
     nnz = indices.shape[0]
     if indptr[0] != 0 or indptr[indptr.shape[0] - 1] != nnz:

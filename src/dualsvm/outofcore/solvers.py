@@ -23,8 +23,9 @@ in memory while DCD runs (``solvers/_dcd_jit.dcd_epoch``, through
   rows leave when it is full) and drops rows that the epsilon rule marks, all
   without the GIL.
 
-Why regroup: a fixed partition is what stalls (block minimization on a9a plateaued
-two orders of magnitude above the gap of random regroupings, issue #10), and a fresh
+Why regroup: a fixed partition is what stalls (block minimization on a fixed
+partition plateaus far above the gap of random regroupings, issue #10; measurements:
+benchmarks/results/design_measurements.md, section outofcore/solvers.py), and a fresh
 grouping each pass costs no memory.
 
 An *epoch* (one call of ``epoch()``, one record of the driver) is one pass over
@@ -36,7 +37,8 @@ previous pass proposed, v = the mean of w over that pass (taken after each
 sub-problem, BM and SBM, or at each block's arrival, DCL), and ends with the
 exact certificate P(v) - D(a) of v; weak duality makes it a valid bound for v,
 whatever a is. The mean beats the w of the pass's end, which leans towards the
-last rows trained (about half its gap, pass after pass, on w8a). Training stops
+last rows trained (measurements: benchmarks/results/design_measurements.md, section
+outofcore/solvers.py). Training stops
 when the certified gap is at most ``gap_tol``, and returns v (``model_w``).
 Only a run stopped otherwise (passes, time, Ctrl-C) costs one more pass: the
 exact primal of w(a), returned if it beats the last certified v.
@@ -62,9 +64,10 @@ from ._cache import RowCache
 
 #: Reader threads of block minimization (BM, SBM). Its trainer copies blocks in
 #: until the sub-problem is full and then solves it, so that reading is on its
-#: critical path: one reader decompressing and checking a block (w8a: 0.11 ms)
-#: while the trainer copies it in (0.03 ms) left the trainer waiting for half of
-#: each pass. DCL, whose trainer sweeps its cache while it waits, has one. The
+#: critical path: one reader decompressing and checking a block, several times slower
+#: than the trainer copying it in, left the trainer waiting for much of each pass
+#: (measurements: benchmarks/results/design_measurements.md, section
+#: outofcore/solvers.py). DCL, whose trainer sweeps its cache while it waits, has one. The
 #: second reader holds a block of its own, so BM takes it only when that block
 #: is at most 1/BM_READER_SHARE of the budget (a sub-problem a little smaller).
 BM_READERS = 2
@@ -79,8 +82,9 @@ def blocks_in_flight(readers):
 #: DCL's trainer may spend this many row updates per row taken into its cache (a
 #: sweep costs one per cached row) before it must take the next block; beyond, it
 #: sweeps only while it would otherwise wait. Sweeping after every block made the
-#: trainer, not the disk, the bottleneck once the cache is large: 1.3 M rows on the
-#: 10 GB set, a sweep three times as long as reading a block.
+#: trainer, not the disk, the bottleneck once the cache is large (a sweep longer than
+#: reading a block; measurements: benchmarks/results/design_measurements.md, section
+#: outofcore/solvers.py).
 UPDATES_PER_ROW = 8
 
 
@@ -439,9 +443,9 @@ class BlockMinimization(_DiskSolver):
         DCD epochs on each sub-problem at most.
     inner_ratio : float
         Each sub-problem is solved to a violation of max(tol, inner_ratio * v),
-        with v the largest violation seen in the previous pass (0.01: with 0.1,
-        SBM on ijcnn1, squared hinge, needed 4 passes instead of 3, and BM on
-        w8a, hinge, 46 instead of 42).
+        with v the largest violation seen in the previous pass (0.01: with 0.1
+        the sub-problems are solved too loosely and more passes are needed;
+        measurements: benchmarks/results/design_measurements.md, section outofcore/solvers.py).
     selective : bool
     random_state : numpy.random.Generator
     gap_tol, shrinking, shuffle :

@@ -147,7 +147,7 @@ def _run(solver, problem, stopping, saver, done_passes):
     """The driver's run, checkpointed at the end; the records' epochs count the
     ``done_passes`` of the checkpoint resumed from."""
     # The reader thread and the trainer use the cores; an idle BLAS thread pool
-    # would spin on one of them after every dot product over n (a whole core on w8a).
+    # would spin on one of them after every dot product over n (up to a whole core).
     with threadpool_limits(1, user_api="blas"):
         result = run_epochs(solver, problem, stopping)
     if saver is not None:

@@ -59,7 +59,8 @@ class KernelQP(BoxDual):
     dual or a loss term reads them: the support vectors and the variables near a
     non-zero loss (:meth:`loss_slack` below a margin far above that error);
     elsewhere the loss is 0 either way. (A full product, n_sv n kernel values,
-    took a quarter of a C-SVC fit on ijcnn1.)
+    costs a large share of a C-SVC fit; measurements:
+    benchmarks/results/design_measurements.md, section problems/kernel.py.)
 
     Products Q v are kept by name for the next ones (:meth:`product`), and rescaled
     when the costs are (:meth:`set_costs`): along a path over C, a start is the
@@ -73,7 +74,7 @@ class KernelQP(BoxDual):
     two_constraints = False
 
     def _build_q(self, row_of=None):
-        from ..kernels import QMatrix, make_kernel  # deferred: 0.4 s, kernel models only
+        from ..kernels import QMatrix, make_kernel  # deferred: a slow import, kernel models only
 
         if self.kernel is None:
             self.kernel = make_kernel("rbf", gamma="scale", X=self.X)

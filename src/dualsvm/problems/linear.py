@@ -436,7 +436,8 @@ def decisions(rows, n, w, bias):
 @njit(cache=True, nogil=True)
 def loss_of_rows(rows, n, w, bias, y, cost, squared):
     """:func:`loss_terms` at the margins y_i w'x_i of rows 0..n-1, without arrays
-    in between: a third of the time of ``decisions`` and ``loss_terms`` on a block."""
+    in between: much faster than ``decisions`` and ``loss_terms`` on a block
+    (measurements: benchmarks/results/design_measurements.md, section problems/linear.py)."""
     total = 0.0
     for i in range(n):
         slack = 1.0 - y[i] * row_dot(rows, i, w, bias)

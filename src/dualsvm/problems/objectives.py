@@ -18,8 +18,9 @@ def as_floats(a):
 
 
 # The certificate is evaluated after every epoch (the trace); the working-set
-# solver's epochs take milliseconds, and the same formulas in NumPy, a dozen
-# passes over n-vectors, took a third of its fit time on ijcnn1. Compiled, each
+# solver's epochs are short, and the same formulas in NumPy, a dozen passes over
+# n-vectors, took a large share of its fit time (measurements:
+# benchmarks/results/design_measurements.md, section problems/objectives.py). Compiled, each
 # is one pass.
 @njit(cache=True, nogil=True)
 def kkt_bias(y, alpha, upper, gradient):
@@ -98,8 +99,9 @@ def multiclass_hinge_sum(scores, labels, cost):
     """sum_i C_i max_m (e_i^m + s_im - s_iy_i) (e_i^m = 1 for m != y_i, else 0) over the
     rows (n, k) of ``scores``; as :func:`weighted_sum`, only terms with a loss count.
 
-    One pass, where NumPy's took a dozen over n x k temporaries (a third of a
-    Crammer-Singer fit's fixed cost on a9a, 4 classes).
+    One pass, where NumPy's took a dozen over n x k temporaries (a large share of a
+    Crammer-Singer fit's fixed cost; measurements:
+    benchmarks/results/design_measurements.md, section problems/objectives.py).
     """
     total = 0.0
     for i in range(scores.shape[0]):
@@ -140,7 +142,8 @@ def weighted_sum(cost, loss):
     adds nothing where its loss is 0, and infinity where it is not.
 
     Compiled, like :func:`dual_terms`: BLAS's threaded dot products over n wait for a
-    busy core at every hand-over (certificates ten times slower on w8a)."""
+    busy core at every hand-over (certificates many times slower; measurements:
+    benchmarks/results/design_measurements.md, section problems/objectives.py)."""
     total, error = 0.0, 0.0
     for i in range(len(loss)):
         if loss[i] > 0.0:

@@ -30,7 +30,8 @@ two short walks of the row (its scores, then w_m += step_m x_i). Both walk class
 by class (the scores two classes at a time, each sum in a register), not entry by
 entry over the classes, whose sums in memory made every addition wait for the one
 before; and the rows of later steps are prefetched, as dual CD does
-(:mod:`dualsvm.data.rows`): passes 1.4 to 2 times faster. The scores of a step are
+(:mod:`dualsvm.data.rows`), for much faster passes (measurements:
+benchmarks/results/design_measurements.md, section solvers/_cs_jit.py). The scores of a step are
 summed in LIBLINEAR's order (e_i^m first).
 """
 

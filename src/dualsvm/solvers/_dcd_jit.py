@@ -47,7 +47,8 @@ def dcd_epoch(rows, y, alpha, w, q_diag, diag, upper_bound, bias,
     s = 0
     while s < active_size:
         # _rows.prefetch_ahead written out: passed as a tuple, these five arrays made
-        # the epoch 2.5x slower (a9a, measured), where the primal epochs lose nothing.
+        # the epoch much slower, where the primal epochs lose nothing (measurements:
+        # benchmarks/results/design_measurements.md, section solvers/_dcd_jit.py).
         if s + 2 * AHEAD < active_size:
             j = np.uint64(index[s + 2 * AHEAD])
             prefetch_row_start(rows, j)

@@ -22,8 +22,9 @@ the margin) is a coin toss to the branch predictor. So they take every entry and
 weigh it by a select between values already loaded, ``c if b_i > 0 else 0.0``
 (c = C_i, or C_i x_ij), which LLVM compiles without a branch, instead of branching
 around its terms: the same sums, bit for bit (a term of weight 0 adds +-0), and
-passes 1.5 to 4 times faster. A select whose arm computes or loads
-(``C_i * x if b_i > 0 else 0.0``) LLVM turns back into a branch: half the gain.
+much faster passes. A select whose arm computes or loads
+(``C_i * x if b_i > 0 else 0.0``) LLVM turns back into a branch, losing much of the
+gain (measurements: benchmarks/results/design_measurements.md, section solvers/_pcd_jit.py).
 
 Columns come as CSC of y_i x_ij (``col_data``, ``col_rows``, ``col_ptr``), the
 augmented bias feature, when there is one, as the last column.

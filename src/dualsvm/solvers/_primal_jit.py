@@ -10,7 +10,8 @@ exactly 0 after Pegasos' first step, eta_1 lambda = 1, which forgets w).
 
 Rows are visited in random order, so, as in ``_dcd_jit``, each step
 prefetches the rows (and per-row entries) of the steps ``AHEAD`` and
-``2 * AHEAD`` later (``_rows.prefetch_ahead``): a9a's epochs four times faster.
+``2 * AHEAD`` later (``_rows.prefetch_ahead``), for several times faster epochs
+(measurements: benchmarks/results/design_measurements.md, section solvers/_primal_jit.py).
 
 ``weight[i]`` is the multiplier s_i of sample i's loss in the stochastic
 objective lambda/2 ||w||^2 + 1/m sum_i s_i loss_i (see ``primal.py``); ``squared``

@@ -12,20 +12,17 @@ A variable can grow when a_i < U_i and shrink when a_i > 0, tested directly
 I_up = {y = +1, a < U} u {y = -1, a > 0}, I_low = {y = +1, a > 0} u {y = -1, a < U}.
 The working-set passes read them from ``status`` (one byte a variable: ``IN_UP``,
 ``IN_LOW``, ``POSITIVE``, as LIBSVM's alpha_status, and ``ACTIVE``: not shrunk),
-kept by every step for its two variables, instead of y, alpha and U (24 bytes): on
-ijcnn1's 20000 SVR variables the pass for i took 19 us a step instead of 30, as the
-data it reads no longer overflows the core's L2 cache.
+kept by every step for its two variables, instead of y, alpha and U (24 bytes): the
+data a pass reads then stays within the core's L2 cache (measurements:
+benchmarks/results/design_measurements.md, section solvers/_smo_jit.py).
 
 ``active[:m]`` is kept sorted (shrinking keeps the order, un-shrinking restores 0..n-1), so
 a pass may walk the active variables by index or walk all variables in order and
 skip those not ``ACTIVE`` (:func:`_in_order`): the same variables in the same order,
-without the gather through ``active``. Measured on ijcnn1's 20000 SVR variables
-(a step's passes, us, by index / in order): the gradient update, a loop the
-compiler vectorises in order, 18 / 4 with all active and 10 / 4 with 30% (so in
-order from a quarter active); the selection passes, i and j, 12 / 8 and 24 / 20
-with all active, even around 60%, and worse in order below half, where skipping
-the inactive ones mispredicts (with the 59% active of a nu-SVR run 15 / 23 for j),
-so in order from three quarters.
+without the gather through ``active``. The gradient update, a loop the compiler
+vectorises in order, walks in order from a quarter active; the selection passes, i
+and j, from three quarters, as below that skipping the inactive ones mispredicts
+(measurements: benchmarks/results/design_measurements.md, section solvers/_smo_jit.py).
 """
 
 import numpy as np
@@ -46,7 +43,7 @@ BUDGET_SPENT, CONVERGED, RECONSTRUCT = 0, 1, 2
 IN_UP, IN_LOW, POSITIVE, ACTIVE = 1, 2, 4, 8
 #: ``two_constraints`` of a problem with the one constraint y'a = const: typed none,
 #: so that smo_steps compiles without Solver_NU's selection (a C-SVC's first fit
-#: compiles half as much).
+#: compiles less).
 ONE_CONSTRAINT = None
 
 
@@ -116,7 +113,7 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
         # few loads). Compiled code counts references to the arrays it passes to a
         # function, inlined or not, unless that function calls nothing and has no
         # branch: the step's update is written out here, and the selections, which
-        # take few arrays, are inlined (on 120 rows the counting was 10x a step).
+        # take few arrays, are inlined (on small problems the counting dominated a step).
         if two_constraints is None:  # pruned where smo_steps compiles (ONE_CONSTRAINT)
             i, g_max = _select_i(status, G, active, m)
             j, gap = -1, 0.0
@@ -165,7 +162,7 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
         measures[1] += change
         # G_bar follows the variables entering or leaving their upper bound. The
         # columns are fetched here, not in the helpers: every compiled caller of
-        # the column code compiles all of it again (a second each).
+        # the column code compiles all of it again.
         if was_upper_i != (alpha[i] >= U[i]):
             _add_scaled(G_bar, U[i] if alpha[i] >= U[i] else -U[i],
                         q_column(data, cache, i, active, n))

@@ -45,12 +45,9 @@ from ._ws_jit import update_gradient
 
 #: A warm start's first shrinking comes after this many steps, not LIBSVM's min(n, 1000):
 #: its start is near the solution, and until it shrinks every step scans all n rows.
-#: On the w7a path of the kernel benchmark (RBF, 20 C to 2^7) its 11 fits past 1000
-#: steps spent 11000 steps unshrunk; shrinking after 50 steps took 62937 steps against
-#: 62393 and 15% to 20% less time (best of 3 or 4, runs 3.74 vs 4.51 s and 4.29 vs
-#: 5.39 s), after 2 steps 67068 steps and less gain; paths on a9a's and ijcnn1's first
-#: 10000 rows 15% and 25% faster; with the reconstructions by tiled products
-#: instead of cached columns, 4.88 s against 5.41 s.
+#: Shrinking after 50 steps saves most of those scans for about the same number of
+#: steps; much earlier (a few steps) costs steps for less gain (measurements:
+#: benchmarks/results/design_measurements.md, section solvers/smo.py).
 WARM_FIRST_SHRINK = 50
 
 
@@ -153,8 +150,8 @@ class SMO:
         LIBSVM's (from SMO's gradient) and the objectives come from gradients
         recomputed in float64 where they count (the problem's
         ``final_certificate``): SMO's columns are float32, as LIBSVM's, which
-        with large kernel values moves them by more than the gap (1e-4 relative
-        on iris, poly kernel, C = 10).
+        with large kernel values moves them by more than the gap (example:
+        benchmarks/results/design_measurements.md, section solvers/smo.py).
         """
         if not self.finished:
             return self.problem.certificate(self.alpha, self.G, dual=-float(self._measures[1]))

@@ -61,10 +61,10 @@ from ..solvers import Stopping, run_epochs
 PART_ROWS = 2000
 #: Rows of the sample that kernel k-means clusters, by default (at least
 #: SAMPLE_PER_CLUSTER a cluster are taken); for early prediction EARLY_SAMPLE_SIZE, as
-#: its whole fit is a level: clustering 2000 rows and assigning every row to the
-#: centres took 0.9 of 1.2 s on ijcnn1 (49,990 rows, 25 clusters, C = 8, gamma = 2; the
-#: parts 0.2 s), 500 rows 0.13 s, test accuracy 98.76% and 98.68% (the exact model's
-#: 98.93%).
+#: its whole fit is a level: clustering the sample and assigning every row to the
+#: centres dominate that fit, and a smaller sample costs little accuracy
+#: (measurements: benchmarks/results/design_measurements.md, section
+#: training/divide_conquer.py).
 SAMPLE_SIZE = 2000
 EARLY_SAMPLE_SIZE = 500
 SAMPLE_PER_CLUSTER = 4

@@ -94,10 +94,10 @@ def part_build(name, shrinking, max_iter, problem, tol, start):
 
 def _round_build(params, problem, tol, start):
     """The solver of divide and conquer's candidate rows: SMO when the cache holds a
-    quarter of their columns or more (ijcnn1 train + test, 200 MB: 9.0 s, the working
-    sets 16.2 s), else 'auto''s choice (the working sets, which stop storing columns
-    when the cache thrashes: SMO took 6.9e9 kernel evaluations on 68,000 candidates of
-    a million rows with 200 MB)."""
+    quarter of their columns or more, else 'auto''s choice (the working sets, which
+    stop storing columns when the cache thrashes, where SMO recomputes its columns
+    over and over; measurements: benchmarks/results/design_measurements.md, section
+    training/kernel.py)."""
     fits = 4.0 * problem.n_samples * (problem.n_samples / 4) <= params["cache_size"] * 2**20
     name = "smo" if fits else choose_solver({**params, "solver": "auto"},
                                             problem.n_samples).name
@@ -107,8 +107,9 @@ def _round_build(params, problem, tol, start):
 def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
               deadline=None):
     """Divide and conquer (:mod:`dualsvm.training.divide_conquer`): its parts are
-    solved by SMO (problems made to fit the cache; the working-set solver took twice
-    its time on them), the candidates of its final rounds by :func:`_round_build`'s
+    solved by SMO (problems made to fit the cache, where SMO is the faster:
+    benchmarks/results/design_measurements.md, section training/kernel.py), the
+    candidates of its final rounds by :func:`_round_build`'s
     choice, the whole problem at the end (when the rounds did not meet tol) by
     'auto''s; each within ``max_iter`` (DC's own epochs are not limited: it stops when
     its last solver does)."""
@@ -154,13 +155,10 @@ KERNEL_SOLVERS = {
 }
 
 
-#: 'auto' takes the working-set solver from this many training rows. Measured on a grid
-#: (``benchmarks/results/auto.md``: a9a, w8a, ijcnn1; C 1, 32, 256; gamma 1, 8, 64 / d;
-#: RBF, 100 MB cache, 2 cores): SMO was the faster in 22 of 27 cases at 5000 rows (by
-#: up to 3.7x) and in 17 at 7500 (the two sums of times within 6%); at 10000 'ws' took
-#: 22% less time over the 27 (SMO faster by at most 1.6x, 'ws' by up to 2.9x), at 20000
-#: it was the faster in all 27 (by up to 3.6x). With fewer rows the cache holds most of
-#: Q, SMO computes each column about once, and the bulk columns have little to save.
+#: 'auto' takes the working-set solver from this many training rows: with fewer rows
+#: the cache holds most of Q, SMO computes each column about once, and the bulk columns
+#: have little to save (measurements: ``benchmarks/results/auto.md``; summary in
+#: benchmarks/results/design_measurements.md, section training/kernel.py).
 AUTO_MIN_ROWS = 10000
 
 
@@ -264,7 +262,7 @@ def _task_problem(kind, X, y, cost, params, kernel, entry):
 def _task_rows(X, rows, precomputed):
     """The training data of a task's rows (the kernel matrix's block for 'precomputed'):
     X itself when they are all its rows in order (regression and one-class without
-    zero weights; the copy took 1% of an SVR fit of housing_scale)."""
+    zero weights: a copy would cost a small fit a noticeable share of its time)."""
     if len(rows) == X.shape[0] and np.array_equal(rows, np.arange(len(rows))):
         return X
     return X[np.ix_(rows, rows)] if precomputed else X[rows]

@@ -2,7 +2,8 @@
 
 :class:`dualsvm.LinearSVC` validates its input with scikit-learn and then calls
 :func:`fit_linear`; the command line calls it directly, because importing
-scikit-learn alone takes longer (about 1.5 s) than its whole start-up budget.
+scikit-learn alone takes longer than its whole start-up budget (measurements:
+benchmarks/results/design_measurements.md, section training/linear.py).
 """
 
 import math
@@ -42,9 +43,10 @@ LIBLINEAR_SOLVERS = (NewtonCG, PrimalCD)
 
 #: ``dual='auto'`` solves the squared hinge with the L2 penalty in the primal (LIBLINEAR's
 #: Newton method, ``-s 2``) when n_samples >= PRIMAL_ROWS_PER_FEATURE * n_weights and
-#: n_samples >= PRIMAL_MIN_ROWS: measured (benchmarks/bench_dual_auto.py), Newton's few
-#: iterations beat DCD's many passes on such tables, DCD wins on wider ones and on
-#: 30 rows (a few short passes; Newton won from 150 rows on).
+#: n_samples >= PRIMAL_MIN_ROWS: Newton's few iterations beat DCD's many passes on such
+#: tables, DCD wins on wider ones and on very few rows (a few short passes); measured
+#: by benchmarks/bench_dual_auto.py (measurements: benchmarks/results/design_measurements.md,
+#: section training/linear.py).
 PRIMAL_ROWS_PER_FEATURE = 1.0
 PRIMAL_MIN_ROWS = 100
 
@@ -506,7 +508,8 @@ def path_start(fit, ratio, params, start="dual", earlier=None, shape=None):
     y'a = 0); 'best' offers all of them. DCD takes the candidate of the largest
     dual objective (:func:`dual_start`), and shrinks from its first epoch with the
     violation the previous fit ended with as its thresholds, as if the new C were
-    the previous run's next epoch (half the variables visited on w8a's path). The
+    the previous run's next epoch (fewer variables visited: see
+    benchmarks/results/design_measurements.md, section training/linear.py). The
     primal solvers continue from the previous w and step counts. ``shape``: the
     training data's, for ``dual='auto'`` (:func:`auto_dual`).
     """
@@ -541,8 +544,8 @@ def extrapolated_alpha(fit, ratio, earlier_ratio, earlier_fit):
     b_next = b + (b - b_earlier) log(ratio) / log(earlier_ratio). Returned at the
     previous fit's C, so that :meth:`WarmStart.rescaled` brings it to the next
     one like the plain start; the solver projects it into its box. Taking it where
-    its dual is larger saves a sixth (hinge) to two thirds (squared hinge) of the
-    epochs of w8a's path.
+    its dual is larger saves epochs along a path (measurements:
+    benchmarks/results/design_measurements.md, section training/linear.py).
     """
     alpha = np.asarray(fit.alpha_)
     step = math.log(ratio) / math.log(earlier_ratio)
@@ -608,8 +611,8 @@ def linear_svr_path(X, y, unit_cost, params, Cs):
     and so does the squared loss's optimum at fixed residuals; the solver projects
     the start into its box. LIBLINEAR's ``tol`` for regression is relative to the
     violations of a fit's first pass, which from a warm start are small and would
-    make the rule ever stricter along the path (on housing_scale at tol 1e-6 the path
-    took more passes than the cold fits): every fit is held to the first, cold
+    make the rule ever stricter along the path (a warm path could take more passes
+    than the cold fits): every fit is held to the first, cold
     fit's reference instead."""
     def fit_at(C, history):
         start = reference = None
