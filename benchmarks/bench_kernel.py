@@ -638,6 +638,9 @@ def parse(argv):
                              "dualsvm does not know is skipped with a message")
     parser.add_argument("--one-thread", action="store_true",
                         help="also dualsvm on one thread and ThunderSVM with -o 1")
+    parser.add_argument("--cache-mb", type=float, default=CACHE_MB,
+                        help=f"cache_size for dualsvm, LIBSVM, oneDAL and scikit-learn "
+                             f"(default {CACHE_MB})")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads for every solver (default: every core)")
     parser.add_argument("--repeats", type=int, default=None,
@@ -664,7 +667,9 @@ def parse(argv):
 
 
 def main(argv=None):
+    global CACHE_MB
     args = parse(argv)
+    CACHE_MB = args.cache_mb
     if args.threads is not None:
         threads_environment(args.threads)
     tuned = args.part == "tuned"

@@ -361,15 +361,23 @@ def load_average():
     return [round(x, 2) for x in os.getloadavg()]
 
 
+#: The CPU flags a results header names: those that decide which vector code runs.
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl",
+              "avx512_vnni", "avx512_bf16", "amx_tile")
+
+
 def machine():
-    """CPU, versions and git commit of this run, and the load average now."""
+    """CPU (model and vector flags), versions and git commit of this run, and the load average now."""
     import dualsvm
 
     cpu = platform.processor() or "unknown"
+    flags = []
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                flags = [f for f in line.split(":", 1)[1].split() if f in SIMD_FLAGS]
                 break
     except OSError:
         pass
@@ -390,6 +398,7 @@ def machine():
     return {
         "nproc": os.cpu_count(),
         "cpu": cpu,
+        "cpu_flags": flags,
         "platform": platform.platform(),
         "python": platform.python_version(),
         "numpy": np.__version__,
@@ -410,7 +419,9 @@ def new_record(argv=None):
 def machine_lines(m):
     """The Markdown lines that say on what machine and with what versions a run was made."""
     return [
-        f"Machine: {m['nproc']} CPUs, {m['cpu']}, {m['platform']}  ",
+        f"Machine: {m['nproc']} CPUs, {m['cpu']}"
+        + (f" ({' '.join(m['cpu_flags'])})" if m.get("cpu_flags") else "")
+        + f", {m['platform']}  ",
         f"Versions: Python {m['python']}, NumPy {m['numpy']}, "
         + ", ".join(f"{label} {m.get(package, 'n/a')}" for package, label in VERSIONS.items())
         + f", dualsvm {m['dualsvm']} (git {m['git']})  ",

@@ -10,7 +10,8 @@ Contract (kept stable for every kernel solver):
 * :class:`QMatrix` (``X, y, kernel, cache_size`` MB): Q_ij = y_i y_j K(x_i, x_j),
   its diagonal ``diag``, columns for compiled loops through
   ``q_column(qm.data, qm.cache, j, active, m)`` in compiled code (float32 view valid at
-  ``active[:m]``, LRU-cached), batched BLAS access ``block``/``columns``/``matrix``,
+  ``active[:m]``, LRU-cached; by slot in a solver's step: ``cached_slot``, ``column_slot``,
+  ``column_store``), batched BLAS access ``block``/``columns``/``matrix``,
   counters ``kernel_evaluations``, ``cache_hits``, ``cache_misses``; with ``row_of``,
   several variables a training row (SVR's a_i, a*_i) served by one cached kernel
   column of the row. See

@@ -169,16 +169,16 @@ def _times_rows(rows, row_index, sq_norms, Zt, sq_cols, params, coef, out):
 
 def fill_slots(data, cols, col_slots, slots, X):
     """Compute the complete columns Q[:, cols] into ``slots[col_slots]`` (float32),
-    with ``data`` a QMatrix's ``(rows, y, sq_norms, params, ...)`` and X its rows."""
-    rows, y, sq_norms, params = data[:4]
+    with ``data`` a QMatrix's :class:`~.qmatrix.KernelRows` and X its rows."""
+    rows, y, sq_norms, params = data.rows, data.y, data.sq_norms, data.params
     fill = _fill if _shared(len(y), len(cols)) else _fill_serial
     fill(rows, y, sq_norms, params, dense_points(X, cols), cols, col_slots, slots)
 
 
 def block_values(data, row_index, cols, X):
     """K(x_i, x_j) for i in row_index, j in cols (float64, no labels), with ``data``
-    a QMatrix's ``(rows, y, sq_norms, params, ...)`` and X its rows."""
-    rows, _, sq_norms, params = data[:4]
+    a QMatrix's :class:`~.qmatrix.KernelRows` and X its rows."""
+    rows, sq_norms, params = data.rows, data.sq_norms, data.params
     out = np.empty((len(row_index), len(cols)))
     block = _block if _shared(len(row_index), len(cols)) else _block_serial
     block(rows, row_index, sq_norms, dense_points(X, cols), sq_norms[cols], params, out)
@@ -188,7 +188,7 @@ def block_values(data, row_index, cols, X):
 def block_times(data, row_index, cols, X, coef, out):
     """out += K(X[row_index], X[cols]) @ coef (no labels applied; coef of shape
     (len(cols), k), out (len(row_index), k)), without storing the block."""
-    rows, _, sq_norms, params = data[:4]
+    rows, sq_norms, params = data.rows, data.sq_norms, data.params
     _times_rows(rows, row_index, sq_norms, dense_points(X, cols), sq_norms[cols], params,
                 np.ascontiguousarray(coef, dtype=np.float64), out)
 

@@ -2,27 +2,24 @@
 
 How a solver gets columns
 -------------------------
-A :class:`QMatrix` owns two tuples of plain arrays that compiled code receives:
+A :class:`QMatrix` owns two named tuples of plain arrays that compiled code receives:
 
-* ``qm.data``  = ``(rows, y, sq_norms, params, work, by_feature, variables, points,
-  shared)``:
-  the training rows (a dense 2-D array or a CSR triple, see :mod:`dualsvm.data.rows`),
-  labels, squared row norms, the kernel's ``(code, gamma, coef0, degree)``, a scratch
-  vector, for CSR rows the same rows by feature (a CSC triple; empty otherwise),
-  the map of variables to rows (below; None for one variable a row), and
-  ``(Zt, values)``: the rows by feature as a dense (d, n) array with a float64
-  vector of n (both empty when not kept; see "Complete columns"; laid out on the
-  first read of ``qm.data``, which the bulk paths do not make), and whether
+* ``qm.data``, a :class:`KernelRows`: the training rows (a dense 2-D array or a CSR
+  triple, see :mod:`dualsvm.data.rows`), labels, squared row norms, the kernel's
+  ``params`` ``(code, gamma, coef0, degree)``, a scratch vector, for CSR rows the
+  same rows by feature (a CSC triple; empty otherwise), the map of variables to
+  rows (a :class:`VariableColumns`, below; None for one variable a row), the rows
+  by feature as a dense (d, n) array ``points`` with a float64 vector ``values``
+  of n (both empty when not kept; see "Complete columns"; laid out on the first
+  read of ``qm.data``, which the bulk paths do not make), and ``shared``: whether
   a column can be long enough to share among threads (True, or None when the
   rows are fewer than the threshold: the threaded filler is then not compiled);
-* ``qm.cache`` = ``(slots, slot_of, column_of, slot_generation, last_used, counters,
-  slot_length)``:
-  a preallocated float32 buffer of ``n_slots`` columns of length n (pages are only
-  committed when a slot is first written, so memory grows with use up to
-  ``cache_size``), the slot of each column (-1: not cached), the column of each
-  slot, the generation a slot was computed in, its LRU time stamp, int64
-  counters (see ``CLOCK`` ... ``MISSES``) and how many entries (``active[:length]``)
-  a slot holds.
+* ``qm.cache``, a :class:`ColumnCache`: a preallocated float32 buffer ``slots`` of
+  ``n_slots`` columns of length n (pages are only committed when a slot is first
+  written, so memory grows with use up to ``cache_size``), the slot of each column
+  (``slot_of``, -1: not cached), the column of each slot, the generation a slot
+  was computed in, its LRU time stamp, int64 ``counters`` (see ``CLOCK`` ...
+  ``MISSES``) and how many entries (``active[:length]``) a slot holds.
 
 Inside an ``@njit`` loop, ``col = q_column(data, cache, j, active, m)`` returns
 column j as a float32 view of its slot, valid at the positions ``active[:m]``
@@ -79,6 +76,8 @@ same training rows), ``qm.matrix()`` (all of Q, refused above a memory bound),
 ``cache_misses``.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange, types
@@ -111,6 +110,50 @@ _PARALLEL_ENTRIES = 16384
 _PARALLEL_ENTRIES_DENSE = 2048
 #: Ranges a parallel column is cut into for the threads.
 _CHUNKS = 64
+
+
+class ColumnCache(NamedTuple):
+    """The LRU cache of float32 columns (module docstring)."""
+
+    slots: np.ndarray  # (n_slots, n) float32
+    slot_of: np.ndarray  # (n,) the slot of each column, -1: not cached
+    column_of: np.ndarray  # (n_slots,) the column of each slot, -1: none
+    slot_generation: np.ndarray  # (n_slots,) COMPLETE, or the generation
+    last_used: np.ndarray  # (n_slots,) LRU time stamps
+    counters: np.ndarray  # (5,) CLOCK, GENERATION, EVALUATIONS, HITS, MISSES
+    slot_length: np.ndarray  # (n_slots,) entries active[:length] a slot holds
+
+
+class VariableColumns(NamedTuple):
+    """Several variables a training row (module docstring, "Variables over rows"): the
+    row of each variable, its sign, all rows 0..n_rows-1, MIN_SLOTS float32 buffers
+    of the variables' columns and their tags (variable, length, generation, use)."""
+
+    row_of: np.ndarray
+    sign: np.ndarray
+    every_row: np.ndarray
+    buffers: np.ndarray
+    tags: np.ndarray
+
+
+class KernelRows(NamedTuple):
+    """What compiled code reads to compute columns (module docstring)."""
+
+    rows: object  # dense (n, d) float64, or a CSR triple
+    y: np.ndarray  # the signs the fillers multiply by
+    sq_norms: np.ndarray
+    params: tuple  # (code, gamma, coef0, degree)
+    work: np.ndarray  # CSR: a scratch vector of n; dense: empty
+    by_feature: tuple  # CSR: the rows by feature (a CSC triple); dense: empty
+    variables: object  # VariableColumns, or None: one variable a row
+    points: np.ndarray  # the rows by feature, dense (d, n); empty when not kept
+    values: np.ndarray  # a scratch vector of n for a complete column; empty likewise
+    shared: object  # True, or None: no column is long enough to share among threads
+
+
+def _field_type(tuple_type, name):
+    """The Numba type of field ``name`` of a named tuple's type."""
+    return tuple_type.types[tuple_type.fields.index(name)]
 
 
 class QMatrix:
@@ -178,23 +221,22 @@ class QMatrix:
         self._points_bytes = 8 * n_rows * X.shape[1] if kernel.code != PRECOMPUTED and \
             8 * n_rows * X.shape[1] <= cache_bytes // 2 else 0
         self._points = None if self._points_bytes else np.zeros((0, 0))
-        points = (np.zeros((0, 0)), np.zeros(0))
         if row_of is None:
             variables = None  # typed none: column_slot compiles without _variable_slot
         else:
             tags = np.full((MIN_SLOTS, 4), -1, dtype=np.int64)  # variable, length, generation, use
-            variables = (self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
-                         np.zeros((MIN_SLOTS, n), np.float32), tags)
+            variables = VariableColumns(self.row_of, self.y, np.arange(n_rows, dtype=np.int64),
+                                        np.zeros((MIN_SLOTS, n), np.float32), tags)
         # typed none below the size that shares a column among threads, so that a
         # small problem's first fit does not compile the threaded filler
         shared = True if n_rows >= (_PARALLEL_ENTRIES if len(work) else
                                     _PARALLEL_ENTRIES_DENSE) else None
-        self._data = (self.rows, row_signs, self.sq_norms, kernel.params, work, by_feature,
-                      variables, points, shared)
-        buffers = 0 if variables is None else variables[3].nbytes
+        self._data = KernelRows(self.rows, row_signs, self.sq_norms, kernel.params, work,
+                                by_feature, variables, np.zeros((0, 0)), np.zeros(0), shared)
+        buffers = 0 if variables is None else variables.buffers.nbytes
         room = cache_bytes - self.block_bytes - buffers - self._points_bytes
         self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
-        self.cache = (
+        self.cache = ColumnCache(
             np.empty((self.n_slots, n_rows), dtype=np.float32),
             np.full(n_rows, -1, dtype=np.int64),
             np.full(self.n_slots, -1, dtype=np.int64),
@@ -221,8 +263,7 @@ class QMatrix:
     def _lay_out_points(self):
         if self._points is None:
             self._points = dense_points(self.X, slice(None))
-            self._data = self._data[:7] + ((self._points, np.zeros(self.n_rows)),) + \
-                self._data[8:]
+            self._data = self._data._replace(points=self._points, values=np.zeros(self.n_rows))
 
     def _kernel_index(self, values):
         """values[row_of] (values by training row -> by variable): the rows of
@@ -231,15 +272,15 @@ class QMatrix:
 
     @property
     def kernel_evaluations(self):
-        return int(self.cache[5][EVALUATIONS])
+        return int(self.cache.counters[EVALUATIONS])
 
     @property
     def cache_hits(self):
-        return int(self.cache[5][HITS])
+        return int(self.cache.counters[HITS])
 
     @property
     def cache_misses(self):
-        return int(self.cache[5][MISSES])
+        return int(self.cache.counters[MISSES])
 
     def new_generation(self):
         """Invalidate partial columns (call before the active set grows)."""
@@ -247,9 +288,9 @@ class QMatrix:
 
     def column(self, j):
         """Column j of Q, complete, as a float64 copy (through the cache)."""
-        slot = self.cache[1][j] if self.row_of is None else -1
-        if slot >= 0 and self.cache[3][slot] != COMPLETE:
-            self.cache[6][slot] = 0  # held in a solver's active order, not 0..n-1: recompute
+        slot = self.cache.slot_of[j] if self.row_of is None else -1
+        if slot >= 0 and self.cache.slot_generation[slot] != COMPLETE:
+            self.cache.slot_length[slot] = 0  # held in a solver's active order, not 0..n-1: recompute
         return self.column_view(j, self._all, self.n).astype(np.float64)
 
     def column_view(self, j, active, m):
@@ -280,7 +321,7 @@ class QMatrix:
             K = self.X[np.ix_(rows_, cols_)]
         else:
             K = block_values(self._data, rows_, cols_, self.X)
-        self.cache[5][EVALUATIONS] += len(rows) * len(cols)
+        self.cache.counters[EVALUATIONS] += len(rows) * len(cols)
         K *= self.y[rows, None]
         K *= self.y[None, cols]
         return K
@@ -333,7 +374,7 @@ class QMatrix:
                 block_times(self._data, rows, cols[start:start + step], self.X,
                             coef[start:start + step, None], out)
             out = out[:, 0]
-        self.cache[5][EVALUATIONS] += len(rows) * len(cols)
+        self.cache.counters[EVALUATIONS] += len(rows) * len(cols)
         return out
 
     def fill_columns(self, cols, col_slots):
@@ -346,11 +387,11 @@ class QMatrix:
         step = max(1, self.block_bytes // (8 * max(self.X.shape[1], 1)))
         for start in range(0, len(cols), step):
             where = col_slots[start:start + step]
-            fill_slots(self._data, cols[start:start + step], where, self.cache[0], self.X)
-            self.cache[3][where] = COMPLETE
-            self.cache[6][where] = self.n
-        self.cache[5][EVALUATIONS] += len(cols) * self.n
-        self.cache[5][MISSES] += len(cols)
+            fill_slots(self._data, cols[start:start + step], where, self.cache.slots, self.X)
+            self.cache.slot_generation[where] = COMPLETE
+            self.cache.slot_length[where] = self.n
+        self.cache.counters[EVALUATIONS] += len(cols) * self.n
+        self.cache.counters[MISSES] += len(cols)
 
     @property
     def bulk_columns(self):
@@ -384,8 +425,8 @@ class QMatrix:
         if len(index) <= self.n_slots:
             for t, j in enumerate(index):
                 slot = claim_slot(self.cache, j)
-                self.cache[0][slot] = out[:, t]
-                self.cache[3][slot] = COMPLETE
+                self.cache.slots[slot] = out[:, t]
+                self.cache.slot_generation[slot] = COMPLETE
         return out
 
     def _one_per_row(self, name):
@@ -406,7 +447,7 @@ class QMatrix:
 @njit(cache=True, nogil=True)
 def new_generation(cache):
     """Partial columns computed so far become invalid (the active set grows)."""
-    cache[5][GENERATION] += 1
+    cache.counters[GENERATION] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -479,9 +520,9 @@ def column_store(data, cache):
 
 @overload(column_store, jit_options={"cache": True, "nogil": True})
 def _column_store_by_type(data, cache):
-    if isinstance(data.types[6], types.NoneType):
-        return lambda data, cache: cache[0]
-    return lambda data, cache: data[6][3]
+    if isinstance(_field_type(data, "variables"), types.NoneType):
+        return lambda data, cache: cache.slots
+    return lambda data, cache: data.variables.buffers
 
 
 def cached_slot(data, cache, j, m):
@@ -497,7 +538,7 @@ def cached_slot(data, cache, j, m):
 
 @overload(cached_slot, jit_options={"cache": True, "nogil": True})
 def _cached_slot_by_type(data, cache, j, m):
-    if isinstance(data.types[6], types.NoneType):
+    if isinstance(_field_type(data, "variables"), types.NoneType):
         return _cached_row_slot
     return _cached_variable_slot
 
@@ -518,8 +559,8 @@ def _cached_row_slot(data, cache, j, m):
 
 def _cached_variable_slot(data, cache, j, m):
     # no branch either: a loop that returns on a hit kept the counting too
-    tags = data[6][4]
-    counters = cache[5]
+    tags = data.variables.tags
+    counters = cache.counters
     found = -1
     for b in range(len(tags)):
         g = tags[b, 2]
@@ -537,7 +578,7 @@ def _cached_variable_slot(data, cache, j, m):
 def column_slot(data, cache, j, active, m):
     """The row of :func:`column_store` holding column j valid at active[:m], computed
     when it is not there (the module docstring's rules). Its body is
-    :func:`_row_slot` (one variable a row: ``data[6]`` is None) or
+    :func:`_row_slot` (one variable a row: ``data.variables`` is None) or
     :func:`_variable_slot`, chosen by type where the caller compiles, so that each
     compiles only its own, with no layer between: every compiled function above the
     column code compiles all of it again."""
@@ -545,7 +586,8 @@ def column_slot(data, cache, j, active, m):
 
 @overload(column_slot, jit_options={"cache": True, "nogil": True})
 def _column_slot_by_type(data, cache, j, active, m):
-    return _row_slot if isinstance(data.types[6], types.NoneType) else _variable_slot
+    return _row_slot if isinstance(_field_type(data, "variables"), types.NoneType) \
+        else _variable_slot
 
 
 def _variable_slot(data, cache, j, active, m):
@@ -555,14 +597,14 @@ def _variable_slot(data, cache, j, active, m):
     b = _cached_variable_slot_jit(data, cache, j, m)
     if b >= 0:
         return b
-    row_of, sign, every_row, buffers, tags = data[6]
-    counters = cache[5]
+    row_of, sign, every_row, buffers, tags = data.variables
+    counters = cache.counters
     n = len(row_of)
     oldest = 0
     for b in range(1, len(tags)):
         if tags[b, 3] < tags[oldest, 3]:
             oldest = b
-    kernel = cache[0][_row_slot_jit(data, cache, row_of[j], every_row, len(every_row))]
+    kernel = cache.slots[_row_slot_jit(data, cache, row_of[j], every_row, len(every_row))]
     out = buffers[oldest]
     s_j = sign[j]
     if 2 * m >= n:  # the whole column, in order (module docstring)
@@ -596,16 +638,18 @@ def _row_slot(data, cache, j, active, m):
     start = slot_length[s] if s >= 0 and slot_generation[s] == counters[GENERATION] else 0
     s = claim_slot(cache, j)
     column = slots[s]
-    points, values = data[7]
+    values = data.values
     if len(values) and 4 * m >= n:  # the whole column (see "Complete columns")
-        rows, y, sq_norms, params = data[:4]
-        kernel_row(rows, j, sq_norms[j], points, sq_norms, params, values)
+        y = data.y
+        kernel_row(data.rows, j, data.sq_norms[j], data.points, data.sq_norms, data.params,
+                   values)
         y_j = y[j]
         for i in range(n):
             column[i] = np.float32(y[i] * y_j * values[i])
         start, m = 0, n
     else:
-        _fill_entries(data[8], *data[:6], j, active, start, m, column)
+        _fill_entries(data.shared, data.rows, data.y, data.sq_norms, data.params, data.work,
+                      data.by_feature, j, active, start, m, column)
     slot_generation[s] = COMPLETE if m == n else counters[GENERATION]
     slot_length[s] = m
     counters[EVALUATIONS] += m - start
@@ -628,7 +672,7 @@ def q_entry(data, cache, i, j):
     s = slot_of[j]
     if s >= 0 and slot_generation[s] == COMPLETE:
         return np.float64(slots[s, i])
-    rows, y, sq_norms, params = data[:4]
+    rows, y, sq_norms, params = data.rows, data.y, data.sq_norms, data.params
     counters[EVALUATIONS] += 1
     if params[0] == PRECOMPUTED:
         value = gram_entry(rows, i, j)

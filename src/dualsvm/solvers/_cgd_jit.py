@@ -43,7 +43,7 @@ def cgd_iterations(data, cache, grad, alpha, y, q_diag, diag, upper_bound, movab
     and how far it moved (a guess for the next one), and -q_D(x; N) at the last
     point examined (written). Returns (iterations done, converged).
     """
-    counters = cache[5]
+    counters = cache.counters
     stop_at = counters[EVALUATIONS] + budget
     n = everyone.shape[0]
     m = movable.shape[0]

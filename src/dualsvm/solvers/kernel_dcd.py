@@ -36,8 +36,7 @@ from numba import njit
 
 from ..constants import TAU
 from ..kernels import new_generation
-from ..kernels.qmatrix import cached_slot, column_slot, column_store
-from ..kernels.qmatrix import EVALUATIONS
+from ..kernels.qmatrix import EVALUATIONS, cached_slot, column_slot, column_store
 from .dcd import projected_gradient_rule
 from .rng import new_state, shuffle_prefix
 
@@ -54,7 +53,7 @@ def kernel_dcd_steps(data, cache, grad, alpha, q_diag, diag, upper_bound, index,
     ``pg`` = [pg_max_old, pg_min_old, pg_max, pg_min]: the previous pass's shrinking
     thresholds (read) and this pass's extreme projected gradients (updated).
     """
-    counters = cache[5]
+    counters = cache.counters
     store = column_store(data, cache)
     stop_at = counters[EVALUATIONS] + budget
     s = position

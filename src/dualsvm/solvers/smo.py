@@ -185,7 +185,7 @@ class SMO:
             else:
                 for start in range(0, len(free), p.q.n_slots):
                     cols = free[start:start + p.q.n_slots]
-                    update_gradient(p.q.cache[0], p.q.complete_slots(cols), alpha[cols],
+                    update_gradient(p.q.cache.slots, p.q.complete_slots(cols), alpha[cols],
                                     self.G, inactive)
         self.state[ACTIVE_SIZE] = n
         self.active.sort()  # 0..n-1, all active (see _smo_jit: the passes' order)

@@ -383,7 +383,7 @@ class WorkingSetSMO:
         moved = np.flatnonzero(delta)
         for start in range(0, len(moved), self.q):
             cols = moved[start:start + self.q]
-            update_gradient(p.q.cache[0], p.q.complete_slots(cols), delta[cols], self.G, out)
+            update_gradient(p.q.cache.slots, p.q.complete_slots(cols), delta[cols], self.G, out)
         self.active = np.arange(p.n_samples, dtype=np.int64)
         self._screened_from = None
 
@@ -513,7 +513,7 @@ class WorkingSetSMO:
             ws = chosen
             ws_slots = qm.complete_slots(ws)
             block = np.empty((len(ws), len(ws)))
-            gather_block(qm.cache[0], ws_slots, ws, block)
+            gather_block(qm.cache.slots, ws_slots, ws, block)
         alpha_ws = self.alpha[ws]
         G_ws = self.G[ws]
         budget = 100 * len(ws) + 10000  # ThunderSVM's bound on one sub-problem's steps
@@ -533,7 +533,7 @@ class WorkingSetSMO:
             else:
                 self.G[self.active] += qm.times(ws[moved], delta[moved], rows=self.active)
         else:
-            update_gradient(qm.cache[0], ws_slots, delta, self.G, self.active)
+            update_gradient(qm.cache.slots, ws_slots, delta, self.G, self.active)
         self.G[ws] += p.diag[ws] * delta
         # ThunderSVM keeps the half of the set chosen last
         self._keep = chosen[len(chosen) - self.q // 2:] if len(chosen) > self.q // 2 else chosen
