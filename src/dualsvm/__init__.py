@@ -34,14 +34,14 @@ saves and reports without it. The exported names are imported on first use.
 from .constants import VERSION as __version__
 
 __all__ = ["SVC", "SVCCV", "SVR", "SVRCV", "LinearOneClassSVM", "LinearSVC", "LinearSVCCV",
-           "LinearSVR", "LinearSVRCV", "NuSVC", "NuSVR", "NuSVRCV", "OneClassSVM", "SVMScaler",
-           "c_path",
+           "LinearSVR", "LinearSVRCV", "LowRankSVC", "NuSVC", "NuSVR", "NuSVRCV", "OneClassSVM",
+           "SVMScaler", "c_path",
            "export_liblinear", "export_libsvm", "from_sklearn", "import_liblinear", "import_libsvm",
            "load_model", "save_model", "__version__"]
 
 _LAZY = {"LinearSVC": "linear_svc", "LinearSVR": "linear_svr",
          "LinearOneClassSVM": "linear_one_class", "SVC": "svc", "NuSVC": "svc",
-         "SVR": "svr", "NuSVR": "svr", "OneClassSVM": "one_class",
+         "SVR": "svr", "NuSVR": "svr", "OneClassSVM": "one_class", "LowRankSVC": "low_rank",
          "c_path": "regularization_path", "SVMScaler": "scaling",
          "LinearSVCCV": "model_selection", "LinearSVRCV": "model_selection",
          "SVCCV": "model_selection", "SVRCV": "model_selection", "NuSVRCV": "model_selection",

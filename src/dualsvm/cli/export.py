@@ -25,6 +25,7 @@ from ..persistence.liblinear import export_liblinear
 from ..persistence.libsvm import export_libsvm
 from ..persistence.model_file import load_any_fit
 from ..training.fitted import KernelFit
+from ..training.low_rank import LowRankFit
 from .output_files import check_writable, write_error
 from .parser import PROG, CommandError, UsageError
 
@@ -45,7 +46,8 @@ def run(args):
     if args.format in _TEXT_FORMATS:
         export, holds = _TEXT_FORMATS[args.format]
         fit = load_any_fit(args.model)
-        kind = "kernel" if isinstance(fit, KernelFit) else "linear"
+        kind = "kernel" if isinstance(fit, KernelFit) else \
+            "low-rank" if isinstance(fit, LowRankFit) else "linear"
         if kind != holds:
             raise ModelError(f"{args.model}: a {kind} model; only {holds} models have a "
                              f"{args.format.upper()} format")

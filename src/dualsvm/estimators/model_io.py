@@ -17,9 +17,11 @@ from ..persistence.libsvm import export_libsvm as _export_kernel_fit
 from ..persistence.libsvm import import_libsvm as _import_kernel_fit
 from ..persistence.model_file import load_any_fit, load_fit, save_fit
 from ..training.fitted import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
+from ..training.low_rank import LowRankFit
 from .linear_one_class import LinearOneClassSVM
 from .linear_svc import LinearSVC
 from .linear_svr import LinearSVR
+from .low_rank import LowRankSVC
 from .one_class import OneClassSVM
 from .sklearn_export import sklearn_fit
 from .svc import NuSVC
@@ -38,13 +40,13 @@ KERNEL_ESTIMATORS = {"c_svc": SVC, "nu_svc": NuSVC, "one_class": OneClassSVM,
 def _as_fit(model):
     """The fit object of a fitted estimator that has a model file format (or the fit
     object itself)."""
-    if isinstance(model, (LinearFit, LinearSVRFit, LinearOneClassFit, KernelFit)):
+    if isinstance(model, (LinearFit, LinearSVRFit, LinearOneClassFit, KernelFit, LowRankFit)):
         return model
-    if not isinstance(model, (LinearSVC, LinearSVR, LinearOneClassSVM, SVC,
+    if not isinstance(model, (LinearSVC, LinearSVR, LinearOneClassSVM, SVC, LowRankSVC,
                               *KERNEL_ESTIMATORS.values())):
         raise ModelError(f"cannot save a {type(model).__name__}; only dualsvm.LinearSVC, "
-                         "dualsvm.LinearSVR, dualsvm.LinearOneClassSVM and the kernel models "
-                         "(SVC, NuSVC, OneClassSVM, SVR, "
+                         "dualsvm.LinearSVR, dualsvm.LinearOneClassSVM, dualsvm.LowRankSVC and "
+                         "the kernel models (SVC, NuSVC, OneClassSVM, SVR, "
                          "NuSVR) have a model file format")
     try:
         return model.to_fit()
@@ -56,8 +58,8 @@ def _estimator_class(fit):
     """The estimator class of a fit object."""
     if isinstance(fit, KernelFit):
         return KERNEL_ESTIMATORS[fit.kind]
-    return {LinearSVRFit: LinearSVR, LinearOneClassFit: LinearOneClassSVM}.get(type(fit),
-                                                                              LinearSVC)
+    return {LinearSVRFit: LinearSVR, LinearOneClassFit: LinearOneClassSVM,
+            LowRankFit: LowRankSVC}.get(type(fit), LinearSVC)
 
 
 def _estimator(fit, path):
@@ -69,8 +71,8 @@ def _estimator(fit, path):
 
 
 def save_model(model, path):
-    """Save a fitted :class:`~dualsvm.LinearSVC`, :class:`~dualsvm.LinearSVR` or
-    :class:`~dualsvm.SVC` (or a fit
+    """Save a fitted :class:`~dualsvm.LinearSVC`, :class:`~dualsvm.LinearSVR`,
+    :class:`~dualsvm.SVC` or :class:`~dualsvm.LowRankSVC` (or a fit
     object) as a dualsvm model file (see :mod:`dualsvm.persistence.container`).
 
     The write is atomic: an existing file at ``path`` is replaced only once the
@@ -91,7 +93,7 @@ def load_model(path):
 
     Returns
     -------
-    LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, OneClassSVM, SVR or NuSVR
+    LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, OneClassSVM, SVR, NuSVR or LowRankSVC
         Fitted: ``predict`` and ``score`` work (and ``decision_function`` where the
         model has one); the training certificate (``status_``, ``n_iter_``, ``primal_``, ``dual_``,
         ``gap_``) is restored when the file has it.

@@ -30,6 +30,9 @@ callable kernel, or a scikit-learn version outside :data:`SKLEARN_VERSIONS`. Eve
 exported kernel model is checked once: its decision values (and probabilities) on
 a few of its support vectors must equal the dualsvm model's, else it is refused.
 
+A :class:`~dualsvm.LowRankSVC` becomes a ``Pipeline(Nystroem, LinearSVC)``
+(:func:`low_rank_pipeline`) whose Nystroem step holds the model's basis and map.
+
 The reverse, :func:`sklearn_fit`, reads a fitted scikit-learn SVM into the fit
 object from which ``dualsvm.from_sklearn`` builds the dualsvm estimator.
 """
@@ -45,6 +48,7 @@ from ..constants import CLASSIFIER_TYPES
 from ..exceptions import ModelError
 from ..kernels import make_kernel
 from ..training.fitted import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
+from ..training.low_rank import LowRankFit
 
 #: The scikit-learn versions whose SVM internals this module sets: [first, last] minor.
 SKLEARN_VERSIONS = ((1, 6), (1, 9))
@@ -115,6 +119,8 @@ def to_sklearn(model, probability=True):
     """
     check_sklearn_version()
     fit = exportable_fit(model)
+    if isinstance(fit, LowRankFit):
+        return low_rank_pipeline(model, fit)
     if isinstance(fit, LinearOneClassFit):
         raise ModelError(
             "LinearOneClassSVM has no scikit-learn counterpart: SGDOneClassSVM is trained on "
@@ -141,6 +147,42 @@ def to_sklearn(model, probability=True):
     if isinstance(fit, KernelFit):
         _check_same(model, estimator, fit)
     return estimator
+
+
+def low_rank_pipeline(model, fit):
+    """scikit-learn's ``Pipeline(Nystroem, LinearSVC)`` of a low-rank model, fitted: the
+    Nystroem step with this model's basis (``components_``, ``component_indices_``) and
+    ``normalization_`` (its transform is then K(x, Z) @ normalization_.T, this model's phi
+    with its k components; scikit-learn's own fit would keep all B), the LinearSVC step
+    with ``coef_`` and ``intercept_`` on phi. Checked on the basis rows as the kernel
+    models are (:func:`_check_same`)."""
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.pipeline import Pipeline
+
+    kernel = fit.kernel
+    random_state = fit.params.get("random_state")
+    nystroem = Nystroem(kernel=kernel.name, gamma=kernel.gamma, coef0=kernel.coef0,
+                        degree=kernel.degree, n_components=fit.components_.shape[0],
+                        random_state=random_state if isinstance(random_state, int) else None)
+    nystroem.components_ = fit.components_
+    if fit.component_indices_ is not None:
+        nystroem.component_indices_ = np.asarray(fit.component_indices_, dtype=np.int64)
+    nystroem.normalization_ = np.asarray(fit.normalization_, dtype=np.float64)
+    nystroem._n_features_out = fit.n_components_  # what Nystroem.fit sets: the output width
+    nystroem.n_features_in_ = int(fit.n_features_in_)
+    linear = svm.LinearSVC(**_params({**fit.params, "dual": True}, _LINEAR_SVC_PARAMS))
+    linear.classes_ = np.asarray(fit.classes_)
+    linear.coef_ = np.asarray(fit.coef_, dtype=np.float64)
+    linear.intercept_ = np.asarray(fit.intercept_, dtype=np.float64)
+    linear.n_features_in_ = fit.n_components_
+    linear.n_iter_ = 0 if fit.n_iter_ is None else int(fit.n_iter_)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        nystroem.feature_names_in_ = names
+    pipeline = Pipeline([("nystroem", nystroem), ("linearsvc", linear)])
+    X = fit.components_[:N_CHECKED]
+    _check_values(model, pipeline, X, ["decision_function", "predict"], labels=True)
+    return pipeline
 
 
 def _params(params, names):
@@ -247,6 +289,12 @@ def _check_same(model, estimator, fit):
     methods = ["decision_function", "predict"] if labels else ["predict"]
     if fit.classifies and fit.probA_ is not None:
         methods.append("predict_proba")
+    _check_values(model, estimator, X, methods, labels)
+
+
+def _check_values(model, estimator, X, methods, labels):
+    """Refuse ``estimator`` when one of ``methods`` on X differs from ``model``'s (labels
+    exactly, where ``labels``; values to CHECK_TOLERANCE)."""
     for method in methods:
         ours = np.asarray(getattr(model, method)(X))
         theirs = np.asarray(getattr(estimator, method)(X))
@@ -259,8 +307,8 @@ def _check_same(model, estimator, fit):
         if not same:
             raise ModelError(
                 f"scikit-learn {sklearn.__version__}'s {type(estimator).__name__}.{method} "
-                "differs from this model's on its support vectors; this scikit-learn version "
-                "is not supported")
+                "differs from this model's on its support vectors (basis rows); this "
+                "scikit-learn version is not supported")
 
 
 def sklearn_fit(estimator):

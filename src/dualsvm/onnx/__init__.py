@@ -22,8 +22,8 @@ __all__ = ["register_converters", "to_onnx"]
 
 def register_converters():
     """Register dualsvm's converters with skl2onnx (``skl2onnx.to_onnx`` then converts
-    LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, SVR, NuSVR, OneClassSVM and
-    pipelines holding them). :func:`to_onnx` calls it."""
+    LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, SVR, NuSVR, OneClassSVM,
+    LowRankSVC and pipelines holding them). :func:`to_onnx` calls it."""
     from .converters import register
 
     register()

@@ -5,7 +5,7 @@ One converter serves every estimator: it reads the model's fit object
 outputs are those skl2onnx gives scikit-learn's estimator of the same name:
 
 =====================  =========================================================
-LinearSVC              label (n,), probabilities: the decision values (n, 1) for
+LinearSVC, LowRankSVC  label (n,), probabilities: the decision values (n, 1) for
                        two classes, else (n, k)
 SVC, NuSVC             label (n,), probabilities: predict_proba (n, k) with
                        probability=True (option ``raw_scores``: the decision values
@@ -36,15 +36,18 @@ from skl2onnx._parse import _apply_zipmap  # noqa: I001
 from ..estimators.linear_one_class import LinearOneClassSVM
 from ..estimators.linear_svc import LinearSVC
 from ..estimators.linear_svr import LinearSVR
+from ..estimators.low_rank import LowRankSVC
 from ..estimators.one_class import OneClassSVM
 from ..estimators.sklearn_export import exportable_fit
 from ..estimators.svc import SVC, NuSVC
 from ..estimators.svr import SVR, NuSVR
 from ..training.fitted import KernelFit, LinearFit, LinearOneClassFit, LinearSVRFit
+from ..training.low_rank import LowRankFit
 from . import graphs
 
 #: The estimators with a converter.
-ESTIMATORS = (LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, SVR, NuSVR, OneClassSVM)
+ESTIMATORS = (LinearSVC, LinearSVR, LinearOneClassSVM, SVC, NuSVC, SVR, NuSVR, OneClassSVM,
+              LowRankSVC)
 #: The options of the classifiers' converter ('nocl', labels replaced by their index,
 #: is read by skl2onnx's ZipMap; it is not offered).
 CLASSIFIER_OPTIONS = {"zipmap": [True, False, "columns"], "raw_scores": [True, False],
@@ -55,7 +58,7 @@ _DTYPES = {FloatTensorType: np.float32, DoubleTensorType: np.float64}
 def register():
     """Register the converters of :data:`ESTIMATORS` with skl2onnx (again: harmless)."""
     for cls in ESTIMATORS:
-        classifier = cls in (LinearSVC, SVC, NuSVC)
+        classifier = cls in (LinearSVC, SVC, NuSVC, LowRankSVC)
         update_registered_converter(cls, f"Dualsvm{cls.__name__}", _shapes, _convert,
                                     parser=_parse,
                                     options=CLASSIFIER_OPTIONS if classifier else None)
@@ -77,14 +80,15 @@ def model_fit(model):
         graphs.label_values(fit.classes_)  # ValueError for labels ONNX cannot output
         if model.break_ties and model.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
-    if isinstance(fit, LinearFit):
+    if isinstance(fit, (LinearFit, LowRankFit)):
         graphs.label_values(fit.classes_)
     return fit
 
 
 def task(fit):
     """'classifier', 'regressor' or 'outlier': what a fit object's model does."""
-    if isinstance(fit, LinearFit) or (isinstance(fit, KernelFit) and fit.classifies):
+    if isinstance(fit, (LinearFit, LowRankFit)) or (isinstance(fit, KernelFit)
+                                                     and fit.classifies):
         return "classifier"
     if isinstance(fit, LinearOneClassFit) or getattr(fit, "kind", None) == "one_class":
         return "outlier"
@@ -101,7 +105,7 @@ def _outputs(model, fit, raw_scores):
         return [("label", "outlier", 1), ("scores", "value", 1)] + \
             ([("probabilities", "value", 2)] if marks is not None else [])
     k = len(fit.classes_)
-    if isinstance(fit, LinearFit):
+    if isinstance(fit, (LinearFit, LowRankFit)):
         columns = np.atleast_2d(fit.coef_).shape[0]
     elif fit.probA_ is not None and not raw_scores:
         columns = k
@@ -162,8 +166,12 @@ def _convert(scope, operator, container):
     g = graphs.Nodes(scope, container, _input_dtype(operator.inputs[0], model))
     X = operator.inputs[0].full_name
     outputs = [variable.full_name for variable in operator.outputs]
-    if isinstance(fit, LinearFit):
-        dec = graphs.linear_decision(g, X, fit.coef_, fit.intercept_)
+    if isinstance(fit, (LinearFit, LowRankFit)):
+        # a low-rank model: the kernel values of the basis rows times its weights on them
+        dec = graphs.linear_decision(g, X, fit.coef_, fit.intercept_) \
+            if isinstance(fit, LinearFit) else graphs.linear_decision(
+                g, graphs.kernel_values(g, X, fit.kernel, fit.components_), fit.dual_coef_,
+                fit.intercept_)
         index = graphs.positive_index(g, dec) if np.atleast_2d(fit.coef_).shape[0] == 1 \
             else graphs.argmax(g, dec)
         graphs.labels(g, index, fit.classes_, outputs[0])

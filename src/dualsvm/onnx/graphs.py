@@ -96,11 +96,16 @@ def linear_decision(g, X, coef, intercept):
 def kernel_decision(g, X, fit):
     """(n, n_pairs) LIBSVM's decision values of a KernelFit (one column for one-class
     and regression models)."""
-    kernel = fit.kernel
-    sv = fit.support_vectors_
-    sv = np.asarray(sv.toarray() if hasattr(sv, "toarray") else sv, dtype=np.float64)
     coef = pair_coefficients(fit.dual_coef_, fit.n_support_) if fit.classifies \
         else np.asarray(fit.dual_coef_, dtype=np.float64)
+    return linear_decision(g, kernel_values(g, X, fit.kernel, fit.support_vectors_), coef,
+                           fit.intercept_)
+
+
+def kernel_values(g, X, kernel, points):
+    """(n, m): K(X, points) of a Kernel and m points (dense or CSR)."""
+    sv = np.asarray(points.toarray() if hasattr(points, "toarray") else points,
+                    dtype=np.float64)
     dots = g.op("MatMul", X, g.const(sv.T, prefix="support_vectors"))
     if kernel.name == "rbf":
         sq_rows = g.row_sums(g.op("Mul", X, X), sv.shape[1])
@@ -114,7 +119,7 @@ def kernel_decision(g, X, fit):
             else g.op("Tanh", values)
     else:
         values = dots
-    return linear_decision(g, values, coef, fit.intercept_)
+    return values
 
 
 def ovr_decision(g, dec, n_classes):

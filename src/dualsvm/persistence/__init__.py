@@ -2,7 +2,8 @@
 
 * :mod:`.container`: the dualsvm model file (zip of ``.npy`` entries and JSON
   metadata, never pickle), shared by every model kind;
-* :mod:`.linear`, :mod:`.kernel`: the entries of linear and kernel models;
+* :mod:`.linear`, :mod:`.kernel`, :mod:`.low_rank`: the entries of linear, kernel and
+  low-rank models;
 * :mod:`.liblinear`: LIBLINEAR's text models, export and import;
 * :mod:`.libsvm`: LIBSVM's text models (kernel models), export and import;
 * :mod:`.text`: what the two text formats share;

@@ -39,7 +39,7 @@ FORMAT_NAME = "dualsvm-model"
 FORMAT_VERSION = 1
 #: The model kinds, by the ``estimator`` name in the metadata.
 KINDS = ("LinearSVC", "SVC", "NuSVC", "OneClassSVM", "SVR", "NuSVR", "LinearSVR",
-         "LinearOneClassSVM")
+         "LinearOneClassSVM", "LowRankSVC")
 ZIP_MAGIC = b"PK\x03\x04"
 
 

@@ -9,14 +9,17 @@ from .container import ZIP_MAGIC, describe, read_container, read_head
 from .kernel import read_kernel, save_kernel
 from .liblinear import import_liblinear, is_liblinear_text
 from .libsvm import import_libsvm, is_libsvm_text
+from ..training.low_rank import LowRankFit
 from .linear import read_linear, read_linear_one_class, read_linear_svr, save_linear, \
     save_linear_one_class, save_linear_svr
+from .low_rank import read_low_rank, save_low_rank
 
 __all__ = ["load_any_fit", "load_fit", "save_fit"]
 
 
 def save_fit(fit, path):
-    """Save a LinearFit, LinearSVRFit, LinearOneClassFit or KernelFit as a dualsvm model file (atomically)."""
+    """Save a LinearFit, LinearSVRFit, LinearOneClassFit, KernelFit or LowRankFit as a dualsvm
+    model file (atomically)."""
     if isinstance(fit, LinearFit):
         return save_linear(fit, path)
     if isinstance(fit, KernelFit):
@@ -25,6 +28,8 @@ def save_fit(fit, path):
         return save_linear_svr(fit, path)
     if isinstance(fit, LinearOneClassFit):
         return save_linear_one_class(fit, path)
+    if isinstance(fit, LowRankFit):
+        return save_low_rank(fit, path)
     raise ModelError(f"cannot save a {type(fit).__name__}; dualsvm.LinearSVC, dualsvm.LinearSVR, "
                      "dualsvm.LinearOneClassSVM and the kernel models (SVC, NuSVC, OneClassSVM, SVR, NuSVR) have a model "
                      "file format")
@@ -36,7 +41,8 @@ def load_fit(path):
     path = os.fspath(path)
     meta, arrays = read_container(path)
     read = {"LinearSVC": read_linear, "LinearSVR": read_linear_svr,
-            "LinearOneClassSVM": read_linear_one_class}.get(meta["estimator"], read_kernel)
+            "LinearOneClassSVM": read_linear_one_class,
+            "LowRankSVC": read_low_rank}.get(meta["estimator"], read_kernel)
     return read(path, meta, arrays)
 
 
