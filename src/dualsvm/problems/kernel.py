@@ -164,12 +164,13 @@ class KernelQP(BoxDual):
         """The model's bias b at G = ``gradient`` (see :meth:`offsets`)."""
         return self.offsets(alpha, gradient)[0]
 
-    def loss_slack(self, alpha, gradient):
+    def loss_slack(self, alpha, gradient, offsets=None):
         """s_t = G_t + y_t b - r: the loss term of variable t is 0 when s_t >= 0. C-SVC,
         y_t (f(x_t) + b) - 1 + D_tt a_t (the hinge loss of a_t = 0 is max(0, -s_t));
         regression, the distance of f(x_t) inside its side of the tube (p holds eps,
-        or eps = -r); nu-SVC, y_t (f(x_t) + b) - rho."""
-        b, r = self.offsets(alpha, gradient)
+        or eps = -r); nu-SVC, y_t (f(x_t) + b) - rho. ``offsets``: (b, r) of
+        :meth:`offsets` when the caller has them."""
+        b, r = self.offsets(alpha, gradient) if offsets is None else offsets
         return gradient + self.y * b - r
 
     def certificate(self, alpha, gradient, dual=None, intercept=None):
@@ -180,8 +181,10 @@ class KernelQP(BoxDual):
         ``dual``: the dual objective when the solver knows it better than from
         ``gradient`` (e.g. kept exact while some gradients are stale).
         """
-        b, r = self.offsets(alpha, gradient)
-        if intercept is not None:
+        if intercept is None:
+            b, r = self.offsets(alpha, gradient)
+        else:  # with one constraint, r is 0 or tied to b: no pass over the gradient
+            r = self.offsets(alpha, gradient)[1] if self.two_constraints else 0.0
             b, r = intercept, self.tied_multiplier(intercept, r)
         primal = self.primal_from_gradient(alpha, gradient, b, r)
         if dual is None:
@@ -193,19 +196,19 @@ class KernelQP(BoxDual):
         intercept from the solver's ``gradient`` (LIBSVM's), the objectives from
         :meth:`refined_gradient`, whose Q a is kept for the next warm start of a
         path (:meth:`keep_product`)."""
-        intercept = self.intercept(alpha, gradient)
-        refined = self.refined_gradient(alpha, gradient)
+        offsets = self.offsets(alpha, gradient)
+        refined = self.refined_gradient(alpha, gradient, offsets)
         self.keep_product("alpha", alpha, refined - self.diag * alpha - self.linear)
-        return self.certificate(alpha, refined, intercept=intercept)
+        return self.certificate(alpha, refined, intercept=offsets[0])
 
-    def refined_gradient(self, alpha, gradient):
+    def refined_gradient(self, alpha, gradient, offsets=None):
         """``gradient`` with the entries the certificate reads recomputed in float64
         (Q[rows, sv] a_sv): the support vectors, the variables whose slack is below
         max(NEAR_MARGIN, 1e-5 sum |a| max Q_ii) (170 times the error bound), and
         the other variables of their training rows (SVR's primal reads a row's
-        kernel product from its a_i)."""
-        slack = self.loss_slack(alpha, gradient)
-        kernel_max = float(np.max(self.q.diag, initial=0.0))
+        kernel product from its a_i). ``offsets``: as in :meth:`loss_slack`."""
+        slack = self.loss_slack(alpha, gradient, offsets)
+        kernel_max = float(self.q.diag.max()) if len(self.q.diag) else 0.0
         near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * kernel_max)
         rows = self.q.sharing_rows(np.flatnonzero((alpha != 0) | (slack < near)))
         out = np.array(gradient, dtype=np.float64)
@@ -502,11 +505,11 @@ class NuDual(KernelQP):
     def tied_multiplier(self, intercept, r):
         return -intercept if self.one_class else r
 
-    def loss_slack(self, alpha, gradient):
+    def loss_slack(self, alpha, gradient, offsets=None):
         """One-class: f(x_t) - rho = G_t + b (b = -rho); nu-SVC as KernelQP's."""
         if self.one_class:
-            return gradient + self.offsets(alpha, gradient)[0]
-        return super().loss_slack(alpha, gradient)
+            return gradient + (self.offsets(alpha, gradient) if offsets is None else offsets)[0]
+        return super().loss_slack(alpha, gradient, offsets)
 
     def primal_from_gradient(self, alpha, gradient, intercept, rho):
         """P at (f, b, rho), from y_i f(x_i) = (Q a)_i = G_i."""

@@ -7,7 +7,8 @@
   set's block in place;
 * :func:`local_smo`: SMO steps (WSS3, LIBSVM's clipping) on the q-variable
   sub-problem, all of it in a q x q block;
-* :func:`update_gradient`: G[rows] += Q[rows, ws] delta, in parallel over the rows.
+* :func:`update_gradient`: G[rows] += Q[rows, ws] delta, in parallel over the rows
+  (more than one chunk of them).
 
 Notation as in :mod:`dualsvm.solvers.smo`: G = (Q + D)a - e, the score -y_i G_i,
 I_up = {y = +1, a < U} u {y = -1, a > 0}, I_low = {y = +1, a > 0} u {y = -1, a < U}.
@@ -19,7 +20,8 @@ from numba import njit, prange
 from ..constants import TAU
 from ._smo_jit import step_pair
 
-#: Rows per parallel chunk of the gradient update.
+#: Rows per parallel chunk of the gradient update: fewer rows are updated in the
+#: calling thread (waking the thread pool for one chunk costs more than it saves).
 _CHUNK = 4096
 #: Rows of a block written at a time by place_rows (one cache line each, kept).
 _TILE = 64
@@ -272,11 +274,16 @@ def _pair_step(Qs, y, alpha, G, U, QD, D, i, j):
     return change
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def update_gradient(slots, ws_slots, delta, G, rows):
     """G[rows] += sum_t delta[t] Q[rows, ws[t]] over the t with delta[t] != 0 (columns
     in ``slots[ws_slots[t]]``; ``rows`` sorted, all of them: a contiguous pass); the
     D_ii a_i part is the caller's."""
+    update = _update_gradient if len(rows) > _CHUNK else _update_gradient_serial
+    update(slots, ws_slots, delta, G, rows)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _update_gradient(slots, ws_slots, delta, G, rows):
     moved = np.flatnonzero(delta != 0.0)
     m = len(rows)
     every = m == len(G)
@@ -293,3 +300,6 @@ def update_gradient(slots, ws_slots, delta, G, rows):
                 for k in range(start, stop):
                     i = rows[k]
                     G[i] += d * column[i]
+
+
+_update_gradient_serial = njit(cache=True, nogil=True)(_update_gradient.py_func)

@@ -88,8 +88,8 @@ class SMO:
         # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept),
         # first: the general problems' G then adds only the columns of the free
         # variables of their start (see KernelQP.product)
-        self.G_bar = p.product(np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0),
-                               "bounded")
+        bounded = np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0)
+        self.G_bar = p.product(bounded, "bounded") if bounded.any() else np.zeros(n)
         # LIBSVM's start: G = p at a = 0, else from scratch
         self.G = p.gradient(self.alpha) if self.alpha.any() else p.linear.copy()
         self.active = np.arange(n, dtype=np.int64)

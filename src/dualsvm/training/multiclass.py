@@ -55,11 +55,14 @@ def one_vs_one(classes, y, keep=None):
     """One task per pair of classes, in LIBSVM's order and with its row order
     (class i's rows, then class j's). ``keep``: rows to use (e.g. cost > 0)."""
     index = np.searchsorted(classes, y)
-    keep = np.ones(len(y), dtype=bool) if keep is None else keep
+    members = [np.flatnonzero(index == c if keep is None else (index == c) & keep)
+               for c in range(len(classes))]
     tasks = []
     for i, j in class_pairs(len(classes)):
-        rows = np.concatenate([np.flatnonzero((index == c) & keep) for c in (i, j)])
-        tasks.append(BinaryTask(i, j, rows, np.where(index[rows] == i, 1.0, -1.0),
+        rows = np.concatenate((members[i], members[j]))
+        signs = np.ones(len(rows))
+        signs[len(members[i]):] = -1.0
+        tasks.append(BinaryTask(i, j, rows, signs,
                                 f"{format_label(classes[i])} vs {format_label(classes[j])}"))
     return tasks
 
