@@ -29,9 +29,13 @@ def as_dask(X, parts=3):
 
 
 def assert_same_model(model, local, X):
-    """The in-memory model's dual to 1e-4 (per pair), its predictions, and its certificate
-    (the gap LIBSVM's tolerance leaves, that of the in-memory model)."""
+    """The in-memory model's dual to 1e-4 (per pair), its decision values (to 1e-3, what
+    LIBSVM's tolerance leaves) and predictions, and its certificate (the gap LIBSVM's
+    tolerance leaves, that of the in-memory model)."""
     np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-4)
+    same_shape = model.to_local().set_params(decision_function_shape=local.decision_function_shape)
+    np.testing.assert_allclose(same_shape.decision_function(X), local.decision_function(X),
+                               atol=1e-3)
     assert np.all(model.dual_ <= model.primal_ * (1 + 1e-12))
     assert np.all(model.gap_ <= 2 * local.gap_ + 1e-6) and set(model.status_) == {"converged"}
     np.testing.assert_array_equal(model.predict(as_dask(X)).compute(), local.predict(X))

@@ -154,8 +154,9 @@ class ClusterDivideAndConquer:
         dc = dc_parameters(params)
         self.partitions = partitions
         self.client = partitions.client
+        self.n_all = 1 + max((int(i[-1]) for i in partitions.ids if len(i)), default=0)
         self.pair_args = (positive, negative, kernel, params["loss"],
-                          float(params["cache_size"]) * 2**20)
+                          float(params["cache_size"]) * 2**20, self.n_all)
         self.kernel = kernel
         self.params = params
         self.n_features = n_features
@@ -170,7 +171,6 @@ class ClusterDivideAndConquer:
         order = np.lexsort((ids, y < 0))
         self.ids, self.y = ids[order], y[order]  # the in-memory problem's order
         n = len(self.ids)
-        self.n_all = 1 + max((int(i[-1]) for i in partitions.ids if len(i)), default=0)
         self.position = np.full(self.n_all, -1, dtype=np.int64)  # by row number
         self.position[self.ids] = np.arange(n)
         levels, stop = dc["dc_levels"], dc["early_stop_level"]
@@ -295,8 +295,9 @@ class ClusterDivideAndConquer:
 
     def _final_solver(self):
         """The working-set solver of the whole pair, from the current point."""
-        return PairSolver(self.partitions, *self.pair_args[:4], self.tol, self.pair_args[4],
-                          self.params["working_set"], alpha=self.alpha)
+        positive, negative, kernel, loss, cache_bytes, _ = self.pair_args
+        return PairSolver(self.partitions, positive, negative, kernel, loss, self.tol,
+                          cache_bytes, self.params["working_set"], alpha=self.alpha)
 
     def _solve_level(self, level, tol):
         """Cluster a sample, assign and solve every cluster on the workers, join; False

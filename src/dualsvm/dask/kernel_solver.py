@@ -13,12 +13,16 @@ where their data are; one iteration is one round trip (:class:`PairSolver`):
 
 1. The client sends every partition the working set B it solved last (row
    numbers, labels, new a_B and their change d), with the rows of B's members
-   that are new in it. Each partition adds Q[k, B] d to G_k from the kernel
-   block of its rows against B, computed for the new members and kept in its LRU
-   cache of float64 columns (the columns of the set before are always there: the
-   cache holds 2q columns or more), and takes its a_i in B.
+   that are new in it. Each partition adds Q[k, B] d to G_k (the in-memory
+   solver's ``update_gradient``) from the columns Q[k, j] of B's members: the
+   in-memory solver's column cache (:class:`~dualsvm.kernels.qmatrix.ColumnCache`,
+   float64 slots over the partition's rows, columns numbered as the rows of the
+   whole data), the new members' columns computed by the kernel engine's tile
+   driver (:func:`~dualsvm.kernels.blocks.tile_values`) against their rows (the
+   columns of the set before are always there: the cache holds 2q columns or
+   more), and takes its a_i in B.
 2. Each partition answers with its candidates for the next set: its rows in the
-   kept half of B and, by LIBSVM's score -y_i G_i, its ``need = q - |kept|`` most
+   kept half of B (``kept_half``) and, by LIBSVM's score -y_i G_i, its ``need = q - |kept|`` most
    violating variables of each side (I_up from the top, I_low from the bottom):
    their a, G, C_i, labels and the rows the client does not hold, and six sums
    for the certificate.
@@ -26,8 +30,8 @@ where their data are; one iteration is one round trip (:class:`PairSolver`):
    candidates in row order: each side's ``need`` best of all rows are among the
    partitions' ``need`` best, so the working set and the maximal violation are
    those the in-memory solver finds on all rows (ties broken in row order). It
-   solves the q-variable sub-problem by SMO in Q[B, B] (``local_smo``, the
-   in-memory solver's), from the rows it received.
+   solves the q-variable sub-problem by SMO in Q[B, B] (``solve_sub_problem``, the
+   in-memory solver's, with its tolerance and step bound), from the rows it received.
 
 It stops as ``WorkingSetSMO`` does, at a maximal violation below
 ``STOP_RATIO * tol``: the model is in-memory SVC's to the tolerance.
@@ -68,24 +72,21 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..data.rows import kernel_rows
+from ..data.rows import row_squares
 from ..data.svmlight import format_label
-from ..kernels import MIN_SLOTS, make_kernel, squared_row_norms
-from ..kernels.blocks import dense_points
+from ..kernels import MIN_SLOTS, make_kernel
+from ..kernels.blocks import SlotColumns, contiguous_rows, dense_points, tile_values
+from ..kernels.qmatrix import EVALUATIONS, HITS, claim_columns, column_cache, columns_completed
 from ..problems.box import dual_parameters
 from ..problems.objectives import kernel_primal, relative_gap
 from ..solvers import Stopping
-from ..solvers._ws_jit import local_smo, select_working_set
-from ..solvers.ws_smo import MAX_WORKING_SET, STOP_RATIO, working_set_size
+from ..solvers._ws_jit import select_working_set, update_gradient
+from ..solvers.ws_smo import (INNER_RATIO, MAX_WORKING_SET, STOP_RATIO, kept_half,
+                              solve_sub_problem, working_set_size)
 from ..training.fitted import KernelFit, class_pairs
 from ..training.multiclass import BinaryTask, solve_tasks
-from ._kernel_jit import add_columns, fill_columns
 from .inputs import check_built, checked_rows, live_workers, wait_or_lost
 
-#: Each sub-problem is solved until its violation is below max(STOP_RATIO * tol,
-#: INNER_RATIO * its violation at the start), in at most 100 q + 10000 SMO steps
-#: (ThunderSVM's, as ``WorkingSetSMO``).
-INNER_RATIO = 0.1
 #: Most bytes of points laid out densely at once (the new rows of B, by feature).
 BLOCK_BYTES = 64 * 2**20
 
@@ -132,37 +133,42 @@ def partition_moments(part):
 
 class PairState:
     """A partition's share of one binary problem: its rows of the two classes (cost
-    > 0), their a and G, and the cache of kernel columns K(its rows, x_j).
+    > 0), their a and G, and the column cache of Q[its rows, j] for rows j of the
+    whole data (numbered 0 .. n_columns - 1).
 
     ``iteration``: the last working set applied (the client's count).
     """
 
-    def __init__(self, part, positive, negative, kernel, loss, cache_bytes, iteration, alpha):
+    def __init__(self, part, positive, negative, kernel, loss, cache_bytes, n_columns,
+                 iteration, alpha):
         on = (part.cost > 0) & ((part.labels == positive) | (part.labels == negative))
         rows = np.flatnonzero(on)
         self.ids = part.ids[rows]
         self.X = part.X if len(rows) == part.n_rows else part.X[rows]
-        self.rows = kernel_rows(self.X)
-        self.sq = squared_row_norms(self.X)
+        m = len(rows)
+        self.rows = contiguous_rows(self.X)
+        self.sq = row_squares(self.rows, m)
+        self.every_row = np.arange(m, dtype=np.int64)
         self.y = np.where(part.labels[rows] == positive, 1.0, -1.0)
         self.cost = part.cost[rows]
         self.diag, self.upper = dual_parameters(self.cost, loss)
         self.squared = loss == "squared_hinge"
         self.kernel = kernel
-        m = len(rows)
         self.alpha = np.zeros(m) if alpha is None else np.array(alpha, dtype=np.float64)[rows]
         self.G = self.diag * self.alpha - 1.0  # + Q a: set_gradient, for a warm start
-        self.active = np.arange(m, dtype=np.int64)
-        # the cache: slot s holds the column of row slot_id[s], used last at last_used[s]
+        # float64 columns: G stays exact to rounding, and so does the certificate summed
+        # from it (module docstring)
         self.n_slots = max(MIN_SLOTS, int(cache_bytes // (8 * max(m, 1))))
-        self.cache = np.empty((self.n_slots, m))  # pages are committed as slots fill
-        self.slot_id = np.full(self.n_slots, -1, dtype=np.int64)
-        self.last_used = np.full(self.n_slots, -1, dtype=np.int64)
-        self.slot_of = {}
-        self.clock = 0
+        self.cache = column_cache(n_columns, self.n_slots, m, np.float64)
         self.iteration = iteration
-        self.kernel_evaluations = 0
-        self.cache_hits = 0
+
+    @property
+    def kernel_evaluations(self):
+        return int(self.cache.counters[EVALUATIONS])
+
+    @property
+    def cache_hits(self):
+        return int(self.cache.counters[HITS])
 
     def positions(self, ids):
         """(positions in this pair's rows, mask of the ``ids`` that are its rows)."""
@@ -172,54 +178,42 @@ class PairState:
             np.zeros(len(ids), dtype=bool)
         return pos, mine
 
-    def cache_columns(self, ids, new_ids, new_points):
-        """Make the columns of ``ids`` (the working set) the cache's most recently used,
-        computing the missing ones from ``new_points`` (the rows of ``new_ids``) and
-        evicting the least recently used others. A column of the last working set is
-        never evicted here (the cache holds 2q columns or more), so only its new
-        members need rows."""
-        self.clock += 1
-        missing = []
-        for j in ids.tolist():
-            slot = self.slot_of.get(j)
-            if slot is None:
-                missing.append(j)
-            else:
-                self.last_used[slot] = self.clock
-        self.cache_hits += len(ids) - len(missing)
-        if not missing or not len(self.ids):
-            return
-        missing = np.asarray(missing, dtype=np.int64)
-        where = {j: t for t, j in enumerate(new_ids.tolist())}
-        if any(j not in where for j in missing.tolist()):
-            raise RuntimeError("a working-set column is neither cached nor sent")
-        free = np.argsort(self.last_used, kind="stable")[:len(missing)]
-        if len(free) < len(missing) or self.last_used[free[-1]] >= self.clock:
+    def cache_columns(self, ids, y, new_ids, new_points):
+        """The cache slots of the columns of ``ids`` (the working set, labels ``y``),
+        made the most recently used; the missing ones computed from ``new_points`` (the
+        rows of ``new_ids``) into the least recently used slots. A column of the last
+        working set is never evicted here (the cache holds 2q columns or more), so only
+        its new members need rows."""
+        slots = np.empty(len(ids), dtype=np.int64)
+        if not len(self.ids):
+            return slots
+        if len(ids) > self.n_slots:
             raise RuntimeError(f"the kernel cache holds {self.n_slots} columns, fewer than the "
                                "working set needs")
-        for slot in free:
-            self.slot_of.pop(int(self.slot_id[slot]), None)
-        Z = new_points[[where[j] for j in missing.tolist()]]
+        where = {j: t for t, j in enumerate(new_ids.tolist())}
+        held = self.cache.slot_of[ids] >= 0
+        if any(j not in where for j in ids[~held].tolist()):
+            raise RuntimeError("a working-set column is neither cached nor sent")
+        missing = claim_columns(self.cache, ids, slots)
+        if not len(missing):
+            return slots
+        Z = new_points[[where[j] for j in ids[missing].tolist()]]
         step = max(1, BLOCK_BYTES // (8 * Z.shape[1]))
         for start in range(0, len(missing), step):  # Z laid out densely by parts
+            part = missing[start:start + step]
             Zt = dense_points(Z, slice(start, start + step))
-            fill_columns(self.rows, self.sq, self.kernel.params, Zt,
-                         np.einsum("ij,ij->j", Zt, Zt), free[start:start + step], self.cache)
-        self.kernel_evaluations += len(missing) * len(self.ids)
-        self.slot_id[free] = missing
-        self.last_used[free] = self.clock
-        for slot, j in zip(free.tolist(), missing.tolist()):
-            self.slot_of[j] = slot
+            tile_values(self.rows, self.every_row, self.sq, Zt, np.einsum("ij,ij->j", Zt, Zt),
+                        self.kernel.params, SlotColumns(self.y, y[part], slots[part],
+                                                        self.cache.slots))
+        columns_completed(self.cache, slots[missing])
+        return slots
 
     def apply(self, request):
         """G += Q[:, B] d for the request's working set B; a_B of these rows."""
         ws, delta = request["ws"], request["delta"]
-        self.cache_columns(ws, request["new_ids"], request["new_rows"])
-        if len(self.ids) and delta.any():
-            slots = np.array([self.slot_of[j] for j in ws.tolist()], dtype=np.int64)
-            change = np.zeros(len(self.ids))
-            add_columns(self.cache, slots, request["ws_y"] * delta, change)
-            self.G += self.y * change
+        slots = self.cache_columns(ws, request["ws_y"], request["new_ids"], request["new_rows"])
+        if len(self.ids):
+            update_gradient(self.cache.slots, slots, delta, self.G, self.every_row)
         pos, mine = self.positions(ws)
         self.alpha[pos[mine]] = request["ws_alpha"][mine]
         self.G[pos[mine]] += self.diag[pos[mine]] * delta[mine]
@@ -229,13 +223,13 @@ class PairState:
         """This partition's candidates for the next working set (module docstring)
         and its sums: [2 D(a) share, P(a, intercept) share, sum and count of
         -y_i G_i over the free variables, its max over I_up, its min over I_low]."""
-        kept = ws[len(ws) - q // 2:] if len(ws) > q // 2 else ws
+        kept = kept_half(ws, q)
         pos, mine = self.positions(kept)
         keep = pos[mine].astype(np.int64)
         need = q - len(kept)
         out = np.empty(len(keep) + 2 * need, dtype=np.int64)
         count, _ = select_working_set(self.y, self.alpha, self.G, self.upper, keep, len(out),
-                                      out, self.active)
+                                      out, self.every_row)
         chosen = np.sort(out[:count])
         new = np.setdiff1d(chosen, keep, assume_unique=True)
         a, G, y = self.alpha, self.G, self.y
@@ -256,11 +250,13 @@ class PairState:
                 "cache_hits": self.cache_hits}
 
 
-def start_pair(part, positive, negative, kernel, loss, cache_bytes, iteration=0, alpha=None):
+def start_pair(part, positive, negative, kernel, loss, cache_bytes, n_columns, iteration=0,
+               alpha=None):
     """Start the binary problem of classes (``positive``, ``negative``) on a partition
-    (``alpha``: a_i of all the partition's rows, 0 off the pair); returns (its rows in
-    the problem, the columns its cache holds)."""
-    part.pair = PairState(part, positive, negative, kernel, loss, cache_bytes, iteration, alpha)
+    (``n_columns``: the rows of the whole data; ``alpha``: a_i of all the partition's
+    rows, 0 off the pair); returns (its rows in the problem, the columns its cache holds)."""
+    part.pair = PairState(part, positive, negative, kernel, loss, cache_bytes, n_columns,
+                          iteration, alpha)
     return len(part.pair.ids), part.pair.n_slots
 
 
@@ -294,14 +290,14 @@ def pair_support(part, intercept):
     return pair.ids[sv], pair.y[sv] * pair.alpha[sv], pair.X[sv], primal
 
 
-def set_gradient(part, rows, coef, ws_ids, ws_rows):
+def set_gradient(part, rows, coef, ws_ids, ws_y, ws_rows):
     """G = Q a + D a - e from the support vectors (``rows`` and their y_i a_i), and the
-    columns of the working set (``ws_ids``, ``ws_rows``) in the cache: a warm start,
-    or a partition rebuilt after a fault."""
+    columns of the working set (``ws_ids``, labels ``ws_y``, rows ``ws_rows``) in the
+    cache: a warm start, or a partition rebuilt after a fault."""
     pair = part.pair
     qa = pair.kernel.times(pair.X, rows, coef)[:, 0] if len(pair.ids) and len(coef) else 0.0
     pair.G = pair.y * qa + pair.diag * pair.alpha - 1.0
-    pair.cache_columns(ws_ids, ws_ids, ws_rows)
+    pair.cache_columns(ws_ids, ws_y, ws_ids, ws_rows)
 
 
 # ------------------------------------------------------------------ on the client
@@ -416,17 +412,18 @@ class PairSolver:
     def __init__(self, partitions, positive, negative, kernel, loss, tol, cache_bytes,
                  working_set=None, alpha=None):
         self.partitions = partitions
-        self.start_args = (positive, negative, kernel, loss, float(cache_bytes))
+        # the client's copy of every a_i, by row number: the checkpoint
+        n_all = 1 + max((int(ids[-1]) for ids in partitions.ids if len(ids)), default=0)
+        self.start_args = (positive, negative, kernel, loss, float(cache_bytes), n_all)
         self.kernel = kernel
         self.loss = loss
         self.stop_at = STOP_RATIO * float(tol)
         self.steps = self.outer = self.iteration = 0
         self.exchange_seconds = self.worker_seconds = 0.0  # round trips, the busiest worker's part
         self.finished = False
-        # the client's copy of every a_i, by row number: the checkpoint
-        n_all = 1 + max((int(ids[-1]) for ids in partitions.ids if len(ids)), default=0)
         self.alpha = np.zeros(n_all) if alpha is None else np.array(alpha, dtype=np.float64)
         self.ws = np.zeros(0, dtype=np.int64)
+        self.ws_y = np.zeros(0)
         self.ws_rows = None
         self.intercept = 0.0
         shapes = self._start(range(len(partitions)))
@@ -458,15 +455,14 @@ class PairSolver:
         diag, upper = dual_parameters(pool["cost"][chosen], self.loss)
         K = self.kernel(rows, rows)
         alpha, G = pool["alpha"][chosen].copy(), pool["G"][chosen].copy()
-        steps, _, _ = local_smo(y[:, None] * K * y[None, :], y, alpha, G, upper,
-                                np.diag(K) + diag, diag,
-                                max(self.stop_at, INNER_RATIO * self.violation),
-                                100 * len(ws) + 10000)
+        steps, _, _ = solve_sub_problem(y[:, None] * K * y[None, :], y, alpha, G, upper,
+                                        np.diag(K) + diag, diag, self.stop_at, INNER_RATIO,
+                                        self.violation)
         self.steps += int(steps)
         self.outer += 1
         self.request = self._request(ws, y, alpha, alpha - pool["alpha"][chosen], rows)
         self.alpha[ws] = alpha
-        self.ws, self.ws_rows = ws, rows
+        self.ws, self.ws_y, self.ws_rows = ws, y, rows
         self._exchange()
         return self.violation < self.stop_at
 
@@ -536,7 +532,7 @@ class PairSolver:
         self.kernel_evaluations = sum(r["kernel_evaluations"] for r in results)
         self.cache_hits = sum(r["cache_hits"] for r in results)
         ws = self.ws
-        kept = ws[len(ws) - self.q // 2:] if len(ws) > self.q // 2 else ws
+        kept = kept_half(ws, self.q)
         self.out = np.empty(self.q, dtype=np.int64)
         self.count, violation = select_working_set(
             pool["y"], pool["alpha"], pool["G"], dual_parameters(pool["cost"], self.loss)[1],
@@ -590,8 +586,8 @@ class PairSolver:
             coef = np.concatenate([y for _, y in found]) * self.alpha[np.concatenate(wanted)]
             rows = stack_rows([r for r, _ in found])
             ws_rows = rows[:0] if self.ws_rows is None else self.ws_rows
-            _, lost = self.partitions.run(set_gradient, [(rows, coef, self.ws, ws_rows)] *
-                                          len(which), which)
+            restart = (rows, coef, self.ws, self.ws_y, ws_rows)
+            _, lost = self.partitions.run(set_gradient, [restart] * len(which), which)
             if lost:
                 which = sorted(set(which) | set(lost))
                 continue

@@ -16,8 +16,9 @@ Two steps, as the paper does, so that no n x n kernel matrix is needed:
 1. :func:`kernel_kmeans` clusters a sample of m rows from its m x m kernel matrix
    (k-means++ seeding in feature space, then Lloyd's iterations);
 2. :meth:`KernelClusters.assign` puts every row into the cluster of the nearest
-   centre, from K(x, sample) only: m kernel values a row, computed by tiles of rows
-   on all threads and never stored (K(x, x) is the same for every cluster and is
+   centre, from K(x, sample) only: m kernel values a row, computed by the tile
+   driver of :mod:`.blocks` (its :class:`~.blocks.NearestCentre` consumer) and never
+   stored (K(x, x) is the same for every cluster and is
    left out).
 """
 
@@ -25,11 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit, prange
-
 from ..constants import PRECOMPUTED
 from ..data.rows import row_squares
-from .blocks import TILE_ROWS, contiguous_rows, dense_points, kernel_row
+from .blocks import NearestCentre, contiguous_rows, dense_points, tile_values
 
 #: Lloyd's iterations of :func:`kernel_kmeans` at most (it stops when no label changes).
 KMEANS_ITERATIONS = 30
@@ -166,30 +165,7 @@ class KernelClusters:
         sizes = np.bincount(self.labels).astype(np.float64)
         rows = contiguous_rows(X)
         Zt = dense_points(self.points, slice(None))
-        _nearest_centres(rows, row_squares(rows, X.shape[0]), Zt,
-                         np.einsum("ij,ij->j", Zt, Zt), self.kernel.params, self.labels,
-                         1.0 / sizes, self.norms, out)
+        tile_values(rows, np.arange(X.shape[0], dtype=np.int64), row_squares(rows, X.shape[0]),
+                    Zt, np.einsum("ij,ij->j", Zt, Zt), self.kernel.params,
+                    NearestCentre(self.labels, 1.0 / sizes, self.norms, out))
         return out
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _nearest_centres(rows, sq_rows, Zt, sq_cols, params, labels, inverse_sizes, norms, out):
-    """out[i] = argmin over c of norms[c] - 2/|c| sum_{t in c} K(x_i, s_t), by tiles."""
-    n = len(sq_rows)
-    m = len(sq_cols)
-    k = len(norms)
-    for tile in prange((n + TILE_ROWS - 1) // TILE_ROWS):
-        values = np.empty(m)
-        sums = np.empty(k)
-        for i in range(tile * TILE_ROWS, min((tile + 1) * TILE_ROWS, n)):
-            kernel_row(rows, i, sq_rows[i], Zt, sq_cols, params, values)
-            sums[:] = 0.0
-            for t in range(m):
-                sums[labels[t]] += values[t]
-            best = 0
-            best_distance = np.inf
-            for c in range(k):
-                distance = norms[c] - 2.0 * inverse_sizes[c] * sums[c]
-                if distance < best_distance:
-                    best, best_distance = c, distance
-            out[i] = best

@@ -236,15 +236,7 @@ class QMatrix:
         buffers = 0 if variables is None else variables.buffers.nbytes
         room = cache_bytes - self.block_bytes - buffers - self._points_bytes
         self.n_slots = int(min(n_rows, max(MIN_SLOTS, room // (4 * max(n_rows, 1)))))
-        self.cache = ColumnCache(
-            np.empty((self.n_slots, n_rows), dtype=np.float32),
-            np.full(n_rows, -1, dtype=np.int64),
-            np.full(self.n_slots, -1, dtype=np.int64),
-            np.full(self.n_slots, COMPLETE, dtype=np.int64),
-            np.full(self.n_slots, -1, dtype=np.int64),
-            np.zeros(5, dtype=np.int64),
-            np.zeros(self.n_slots, dtype=np.int64),
-        )
+        self.cache = column_cache(n_rows, self.n_slots, n_rows)
         self._all = np.arange(n, dtype=np.int64)
 
     @property
@@ -388,10 +380,7 @@ class QMatrix:
         for start in range(0, len(cols), step):
             where = col_slots[start:start + step]
             fill_slots(self._data, cols[start:start + step], where, self.cache.slots, self.X)
-            self.cache.slot_generation[where] = COMPLETE
-            self.cache.slot_length[where] = self.n
-        self.cache.counters[EVALUATIONS] += len(cols) * self.n
-        self.cache.counters[MISSES] += len(cols)
+        columns_completed(self.cache, col_slots)
 
     @property
     def bulk_columns(self):
@@ -442,6 +431,34 @@ class QMatrix:
             raise ValueError(f"the kernel matrix of {self.n} samples needs {need / 2**20:.0f} MB, "
                              f"more than the {max_bytes / 2**20:.0f} MB allowed")
         return self.block(None, self._all)
+
+
+def column_cache(n_columns, n_slots, length, dtype=np.float32):
+    """An empty :class:`ColumnCache` of ``n_slots`` columns of ``length`` entries for the
+    columns 0 .. n_columns - 1 (a QMatrix's: float32, its n columns of n entries; a
+    worker's part of the rows against columns numbered in the whole data: see
+    :mod:`dualsvm.dask.kernel_solver`). The slots' pages are committed as they are
+    first written."""
+    return ColumnCache(
+        np.empty((n_slots, length), dtype=dtype),
+        np.full(n_columns, -1, dtype=np.int64),
+        np.full(n_slots, -1, dtype=np.int64),
+        np.full(n_slots, COMPLETE, dtype=np.int64),
+        np.full(n_slots, -1, dtype=np.int64),
+        np.zeros(5, dtype=np.int64),
+        np.zeros(n_slots, dtype=np.int64),
+    )
+
+
+def columns_completed(cache, col_slots):
+    """Record complete columns just computed into the slots ``col_slots`` (claimed by
+    :func:`claim_slot` or :func:`claim_columns`): valid in every generation, counted
+    as misses, their entries as kernel evaluations."""
+    length = cache.slots.shape[1]
+    cache.slot_generation[col_slots] = COMPLETE
+    cache.slot_length[col_slots] = length
+    cache.counters[EVALUATIONS] += len(col_slots) * length
+    cache.counters[MISSES] += len(col_slots)
 
 
 @njit(cache=True, nogil=True)

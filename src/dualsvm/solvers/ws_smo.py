@@ -105,6 +105,12 @@ from ._ws_jit import (gather_block, local_smo, place_rows, select_working_set, s
 #: the duals at or above LIBSVM's (measurements: benchmarks/results/reports/cache_policy.md).
 STOP_RATIO = 0.5
 
+#: Each sub-problem is solved until its violation is below max(STOP_RATIO * tol,
+#: INNER_RATIO * the maximal violation at its selection) (ThunderSVM's 0.1), in at most
+#: SUB_PROBLEM_STEPS[0] q + SUB_PROBLEM_STEPS[1] SMO steps (ThunderSVM's bound).
+INNER_RATIO = 0.1
+SUB_PROBLEM_STEPS = (100, 10000)
+
 #: Working-set sizes the automatic choice picks from (powers of two).
 MIN_WORKING_SET, MAX_WORKING_SET = 16, 1024
 #: The cached mode's q grows with n: at most max(SMALL_WORKING_SET, n / ROWS_PER_VARIABLE)
@@ -265,6 +271,23 @@ def working_set_size(n_samples, n_slots, requested=None):
     return 1 << (limit.bit_length() - 1)
 
 
+def kept_half(chosen, q):
+    """The variables of the set ``chosen`` (in the order of selection) that the next
+    set of q keeps: the half chosen last (ThunderSVM's rule)."""
+    return chosen[len(chosen) - q // 2:] if len(chosen) > q // 2 else chosen
+
+
+def solve_sub_problem(block, y, alpha, G, U, QD, D, stop_at, inner_ratio, violation):
+    """The working set's sub-problem by SMO steps in its q x q block of Q
+    (:func:`._ws_jit.local_smo`; alpha and G the set's entries, updated in place; QD =
+    Q_ii + D_ii), until its violation is below max(stop_at, inner_ratio * violation)
+    (``violation``: the maximal violation at the set's selection) or after
+    ``SUB_PROBLEM_STEPS``' bound; (steps, the set's violation at the start, change of f)."""
+    per_variable, fixed = SUB_PROBLEM_STEPS
+    return local_smo(block, y, alpha, G, U, QD, D, max(stop_at, inner_ratio * violation),
+                     per_variable * len(y) + fixed)
+
+
 class WorkingSetSMO:
     """Large-working-set decomposition over a :class:`~dualsvm.problems.kernel.KernelDualProblem`.
 
@@ -286,7 +309,8 @@ class WorkingSetSMO:
         q; None: see :func:`working_set_size`.
     inner_ratio : float
         Each sub-problem is solved until its violation is below
-        max(STOP_RATIO * tol, inner_ratio * its violation at the start) (ThunderSVM's 0.1).
+        max(STOP_RATIO * tol, inner_ratio * the maximal violation at its selection)
+        (``INNER_RATIO``, ThunderSVM's 0.1).
     screening : bool or None
         Leave out the rows beyond the margin once the violation is small (module
         docstring); None: for a warm start only (``alpha`` given), so that cold fits
@@ -305,7 +329,7 @@ class WorkingSetSMO:
     """
 
     def __init__(self, problem, tol=1e-3, *, shrinking=True, random_state=None, alpha=None,
-                 working_set=None, inner_ratio=0.1, screening=None, fused=None):
+                 working_set=None, inner_ratio=INNER_RATIO, screening=None, fused=None):
         if getattr(problem, "bias", None) != "exact" or not hasattr(problem, "q"):
             raise ValueError("WorkingSetSMO solves a KernelDualProblem with bias='exact'")
         if problem.kernel.name == "precomputed":
@@ -516,11 +540,10 @@ class WorkingSetSMO:
             gather_block(qm.cache.slots, ws_slots, ws, block)
         alpha_ws = self.alpha[ws]
         G_ws = self.G[ws]
-        budget = 100 * len(ws) + 10000  # ThunderSVM's bound on one sub-problem's steps
-        steps, start, change = local_smo(block, p.y[ws], alpha_ws, G_ws, p.upper_bound[ws],
-                                         p.q_diag[ws], p.diag[ws],
-                                         max(self._stop_at, self.inner_ratio * self._violation),
-                                         budget)
+        steps, start, change = solve_sub_problem(block, p.y[ws], alpha_ws, G_ws,
+                                                 p.upper_bound[ws], p.q_diag[ws], p.diag[ws],
+                                                 self._stop_at, self.inner_ratio,
+                                                 self._violation)
         self.steps += steps
         self.outer += 1
         self._objective += change
@@ -535,8 +558,7 @@ class WorkingSetSMO:
         else:
             update_gradient(qm.cache.slots, ws_slots, delta, self.G, self.active)
         self.G[ws] += p.diag[ws] * delta
-        # ThunderSVM keeps the half of the set chosen last
-        self._keep = chosen[len(chosen) - self.q // 2:] if len(chosen) > self.q // 2 else chosen
+        self._keep = kept_half(chosen, self.q)
         before = self._violation
         self._select()
         if self._policy is not None:
