@@ -282,24 +282,34 @@ def update_gradient(slots, ws_slots, delta, G, rows):
     update(slots, ws_slots, delta, G, rows)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _update_rows(slots, ws_slots, delta, moved, G, rows, start, stop, every):
+    """G[rows[start:stop]] += the moved columns times their delta."""
+    for t in moved:
+        column = slots[ws_slots[t]]
+        d = delta[t]
+        if every:
+            for i in range(start, stop):
+                G[i] += d * column[i]
+        else:
+            for k in range(start, stop):
+                i = rows[k]
+                G[i] += d * column[i]
+
+
+# Two functions, not one compiled twice from the same source: Numba's cache keys an
+# entry by code and signature, not by the parallel option, so the twins would share it.
 @njit(cache=True, nogil=True, parallel=True)
 def _update_gradient(slots, ws_slots, delta, G, rows):
     moved = np.flatnonzero(delta != 0.0)
     m = len(rows)
     every = m == len(G)
     for c in prange((m + _CHUNK - 1) // _CHUNK):
-        start = c * _CHUNK
-        stop = min(start + _CHUNK, m)
-        for t in moved:
-            column = slots[ws_slots[t]]
-            d = delta[t]
-            if every:
-                for i in range(start, stop):
-                    G[i] += d * column[i]
-            else:
-                for k in range(start, stop):
-                    i = rows[k]
-                    G[i] += d * column[i]
+        _update_rows(slots, ws_slots, delta, moved, G, rows, c * _CHUNK,
+                     min((c + 1) * _CHUNK, m), every)
 
 
-_update_gradient_serial = njit(cache=True, nogil=True)(_update_gradient.py_func)
+@njit(cache=True, nogil=True)
+def _update_gradient_serial(slots, ws_slots, delta, G, rows):
+    _update_rows(slots, ws_slots, delta, np.flatnonzero(delta != 0.0), G, rows, 0, len(rows),
+                 len(rows) == len(G))

@@ -236,11 +236,8 @@ def _one_thread():
 def threads_safe():
     """Whether two threads may run Numba's parallel loops at once: its OpenMP (the
     default) and TBB layers allow it, its workqueue layer aborts the process."""
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel loop has run yet
-        layer = numba.config.THREADING_LAYER
-    return layer in ("omp", "tbb", "threadsafe", "safe")
+    numba.get_num_threads()  # starts the layer when no parallel loop has run yet
+    return numba.threading_layer() in ("omp", "tbb")
 
 
 @dataclass
