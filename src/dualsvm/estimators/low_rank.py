@@ -109,16 +109,16 @@ class LowRankSVC(FitMixin, ClassifierMixin, BaseEstimator):
         The basis rows Z (CSR when trained on sparse data).
     component_indices_ : ndarray of shape (n_basis,) or None
         Their training rows ('uniform'; None for 'kmeans').
-    normalization_ : ndarray of shape (n_components_, n_basis)
-        diag(lambda_k)^(-1/2) U_k': phi(x) = K(x, components_) @ normalization_.T
+    normalization_ : ndarray of shape (k, n_basis)
+        ``diag(lambda_k)^(-1/2) U_k'``: ``phi(x) = K(x, components_) @ normalization_.T``
         (scikit-learn's ``Nystroem`` layout).
     n_components_ : int
         k, the eigenvalues of K(Z, Z) kept: the width of phi.
-    coef_ : ndarray of shape (n_problems, n_components_)
+    coef_ : ndarray of shape (n_problems, k)
         Weights on phi (n_problems is 1 for two classes, else n_classes).
     dual_coef_ : ndarray of shape (n_problems, n_basis)
-        coef_ @ normalization_: the decision is K(x, components_) @ dual_coef_.T +
-        intercept_.
+        ``coef_ @ normalization_``: the decision is
+        ``K(x, components_) @ dual_coef_.T + intercept_``.
     intercept_ : ndarray of shape (n_problems,)
     alpha_ : ndarray of shape (n_problems, n_samples)
         Dual variables of each binary problem.
@@ -216,8 +216,8 @@ class LowRankSVC(FitMixin, ClassifierMixin, BaseEstimator):
         return self._fit
 
     def decision_function(self, X):
-        """K(x, components_) @ dual_coef_.T + intercept_: (n,) for two classes
-        (positive: classes_[1]), else (n, n_classes)."""
+        """``K(x, components_) @ dual_coef_.T + intercept_``: (n,) for two classes
+        (positive: ``classes_[1]``), else (n, n_classes)."""
         check_is_fitted(self)
         decision = self._fit.decision(samples(self, X, reset=False))
         return decision[:, 0] if decision.shape[1] == 1 else decision
