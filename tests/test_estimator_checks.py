@@ -120,6 +120,10 @@ def expected_failures(estimator):
         reason = ("the two fits stop at different points within tol of the optimum, and "
                   "gamma='scale' depends on the rows: decision functions 2e-5 apart at "
                   "tol=1e-4")
+    elif isinstance(estimator, LowRankSVC):
+        reason = ("phi is stored as float32: the bases of the repeated and of the weighted "
+                  "rows span one map in two rotations, whose float32 roundings differ, so "
+                  "the decision functions are 2.5e-8 apart (8e-6 relative) at tol=1e-10")
     elif isinstance(estimator, LinearOneClassSVM) and estimator.tol >= 1e-8:
         reason = ("the two fits stop at different points within tol of the optimum: "
                   "decision values 3e-3 apart at tol=1e-2 (LIBLINEAR's default)")

@@ -2,6 +2,8 @@
 linear problem on it against scikit-learn's LIBLINEAR, the exact SVC at a full basis,
 dense == sparse, weights, one-vs-rest, model files, the scikit-learn export, refusals."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -15,6 +17,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from conftest import bad_parameter
 from dualsvm import SVC, LowRankSVC, cli, load_model, save_model
 from dualsvm.exceptions import ModelError
+from dualsvm.training.linear import auto_dual
+from dualsvm.training.low_rank import linear_params
 
 #: Every kernel with parameters that keep its values of order 1 on heart_scale.
 KERNELS = [dict(kernel="linear"), dict(kernel="rbf", gamma=0.1),
@@ -87,14 +91,17 @@ def test_the_objective_is_liblinears_on_the_explicit_map(heart, loss):
     theirs = sk.LinearSVC(C=C, loss=loss, dual=True, tol=1e-8, max_iter=100_000).fit(phi, y)
     signed = np.where(y == model.classes_[1], 1.0, -1.0)
 
-    def primal(coef, intercept):
+    def primal(coef, intercept, rows=phi):
         # the augmented bias (intercept_scaling 1) is regularised with w
-        margin = np.maximum(0.0, 1.0 - signed * (phi @ coef + intercept))
+        margin = np.maximum(0.0, 1.0 - signed * (rows @ coef + intercept))
         losses = margin if loss == "hinge" else margin ** 2
         return 0.5 * (coef @ coef + intercept ** 2) + C * losses.sum()
 
+    # the certificate is that of the problem trained: on phi stored as float32
+    trained = phi.astype(np.float32).astype(np.float64)
+    assert primal(model.coef_[0], model.intercept_[0], trained) == \
+        pytest.approx(model.primal_[0], rel=1e-10)
     ours = primal(model.coef_[0], model.intercept_[0])
-    assert ours == pytest.approx(model.primal_[0], rel=1e-9)
     assert ours == pytest.approx(primal(theirs.coef_[0], theirs.intercept_[0]), rel=1e-5)
     np.testing.assert_allclose(model.decision_function(X), theirs.decision_function(phi),
                                rtol=0, atol=1e-3)
@@ -277,3 +284,40 @@ def test_the_onnx_graph_predicts_the_same(heart, params):
         np.testing.assert_array_equal(labels, model.predict(X_train))
         np.testing.assert_allclose(decision.reshape(ours.shape), ours, rtol=0,
                                    atol=1e-10 * np.abs(ours).max())
+
+
+def test_dual_auto_solves_the_same_problem_in_the_primal(heart):
+    # phi of 270 rows and 40 columns: 'auto' takes LIBLINEAR's primal Newton method (no
+    # dual variables), dual=True the coordinate descent; both to a tight tol
+    X, y = heart
+    common = dict(C=2.0, n_components=40, random_state=0, max_iter=100_000)
+    primal = LowRankSVC(dual="auto", tol=1e-10, **common).fit(X, y)
+    dual = LowRankSVC(dual=True, tol=1e-10, **common).fit(X, y)
+    assert not auto_dual(linear_params(primal.get_params()), (len(y), primal.n_components_))
+    assert primal.primal_[0] == pytest.approx(dual.primal_[0], rel=1e-7)
+    np.testing.assert_allclose(primal.coef_, dual.coef_, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("dual", ["auto", True])
+def test_training_holds_phi_once_in_float32(dual):
+    # the fit's NumPy memory: phi (4 n k bytes) and the map's tiles, no float64 copy of phi
+    # (BLAS on float32 rows with float64 weights casts one) nor a squared copy (Newton's
+    # Hessian diagonal)
+    import tracemalloc
+
+    from dualsvm.training.low_rank import MAP_TILE_BYTES
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100_000, 5))  # phi: 76 MB, well above the map's tiles
+    y = (X[:, 0] + 0.5 * rng.normal(size=len(X)) > 0).astype(int)
+    model = LowRankSVC(n_components=200, gamma=0.5, dual=dual, max_iter=5, random_state=0)
+    model.fit(X[:500], y[:500])  # compiled before the count
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # max_iter: the memory is the point here
+            model.fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    phi_bytes = 4 * len(X) * model.n_components_
+    assert peak < phi_bytes + 3 * MAP_TILE_BYTES + 4 * 2**20

@@ -5,8 +5,8 @@ and the flags a kind of training refuses."""
 import os
 
 from ..constants import LIBLINEAR_TOL
-from .parser import KERNEL_OPTIONS, LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, refuse, \
-    weight_pair
+from .parser import KERNEL_OPTIONS, LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, PROG, \
+    UsageError, refuse, weight_pair
 
 #: The early-stop warning's advice.
 ADVICE = "Increase --max-iter or --time-limit, or loosen -e."
@@ -49,6 +49,13 @@ def augmented_bias(args):
     """(fit_intercept, intercept_scaling) of LIBLINEAR's -B (B > 0: a feature of value B)."""
     bias = -1.0 if args.bias is None else args.bias
     return bias > 0, bias if bias > 0 else 1.0
+
+
+def refuse_exact_and_augmented_bias(args):
+    """A usage error for --exact-bias with -B B >= 0."""
+    if args.exact_bias and args.bias is not None and args.bias >= 0:
+        raise UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
+                         "has no augmented feature")
 
 
 def class_weight(args, labels, say):

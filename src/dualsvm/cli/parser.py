@@ -239,8 +239,15 @@ def _add_train(commands):
         epilog="-wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) multiplies C for that class; repeatable.")
     train.add_argument("--help", action="help", help="show this help message and exit")
     _training_options(train)
-    _kernel_options(train.add_argument_group(
-        "kernel SVM (LIBSVM's options; any of them selects a kernel model)"))
+    kernel = train.add_argument_group(
+        "kernel SVM (LIBSVM's options; any of them selects a kernel model)")
+    _kernel_options(kernel)
+    kernel.add_argument("--rank", type=number(int, "rank", 1), metavar="B",
+                        help="a low-rank kernel model (dualsvm.LowRankSVC): LIBLINEAR's dual "
+                             "(-s 1 default, -s 3) on the Nystroem map of B training rows "
+                             "drawn at random (--seed), with -t 0 to 3, -g, -d, -r; a bias "
+                             "of 1 unless -B; a dataset directory is trained out of core "
+                             "(--memory, --method), each block mapped as it is read")
     _output_options(train)
     _disk_and_cluster_options(train)
     train.add_argument("file", metavar="FILE",
@@ -622,9 +629,12 @@ def _add_easy(commands):
 
 def route(args):
     """"module:function" of this package that runs the parsed command: ``train``
-    goes to ``train_kernel`` when a kernel option is given (a dataset directory is
-    then loaded into memory), else to ``train_disk`` for a dataset directory."""
+    goes to ``train_low_rank`` with ``--rank``, to ``train_kernel`` when a kernel option
+    is given (a dataset directory is then loaded into memory), else to ``train_disk``
+    for a dataset directory."""
     if args.command == "train":
+        if args.rank is not None:  # a low-rank model: it refuses what does not apply
+            return "train_low_rank:run"
         kernel = any(getattr(args, dest) is not None for dest in KERNEL_OPTIONS)
         if args.scheduler is None and args.workers is None:
             for dest, flag in COCOA_FLAGS:

@@ -18,9 +18,9 @@ from ..persistence.linear import save_linear
 from ..training.linear import fit_linear
 from . import train_svr
 from .options import ADVICE, DIRECTORY_FLAGS, augmented_bias, class_weight, linear_defaults, \
-    refuse_given
+    refuse_exact_and_augmented_bias, refuse_given
 from .parser import LIBLINEAR_REGRESSIONS, LIBLINEAR_SOLVER_PARAMS, LIBLINEAR_TYPES, PROG, \
-    CommandError, UsageError, refuse
+    CommandError, refuse
 from .search import MAX_C, cross_validation_folds, find_C, linear_outputs, search_grid, start_C
 
 
@@ -39,9 +39,7 @@ def run(args):
                            "kernel option, -s 3)")
     refuse_given(args, DIRECTORY_FLAGS, "applies to a dataset directory (dualsvm convert), "
                                         "not to a file")
-    if args.exact_bias and args.bias is not None and args.bias >= 0:
-        raise UsageError(f"{PROG} train", "-B and --exact-bias are exclusive: the exact bias "
-                         "has no augmented feature")
+    refuse_exact_and_augmented_bias(args)
     if args.solver in LIBLINEAR_SOLVER_PARAMS:
         if args.exact_bias:
             raise refuse("--exact-bias", f"does not apply to -s {args.solver}: its bias is "

@@ -80,6 +80,12 @@ def row_axpy(rows, i, scale, w, bias):
     raise NotImplementedError("only callable from compiled code")
 
 
+def row_square_axpy(rows, i, scale, w, bias):
+    """w += scale * x_i**2 (entrywise), with bias**2 for the augmented feature when
+    bias != 0: a sum of squared entries without a squared copy of the rows."""
+    raise NotImplementedError("only callable from compiled code")
+
+
 def row_row_dot(rows, i, j, bias):
     """Return x_i'x_j (CSR column indices must be sorted)."""
     raise NotImplementedError("only callable from compiled code")
@@ -203,6 +209,29 @@ def _row_axpy(rows, i, scale, w, bias):
             w[np.uint64(indices[k])] += scale * data[k]
         if bias != 0.0:
             w[np.uint64(w.shape[0] - 1)] += scale * bias
+    return csr
+
+
+@overload(row_square_axpy, jit_options=_INLINE)
+def _row_square_axpy(rows, i, scale, w, bias):
+    if is_dense(rows):
+        def dense(rows, i, scale, w, bias):
+            r = np.uint64(i)
+            d = np.uint64(rows.shape[1])
+            for k in range(d):
+                value = rows[r, k]
+                w[k] += scale * value * value
+            if bias != 0.0:
+                w[d] += scale * bias * bias
+        return dense
+
+    def csr(rows, i, scale, w, bias):
+        data, indices, indptr = rows
+        r = np.uint64(i)
+        for k in range(np.uint64(indptr[r]), np.uint64(indptr[r + np.uint64(1)])):
+            w[np.uint64(indices[k])] += scale * data[k] * data[k]
+        if bias != 0.0:
+            w[np.uint64(w.shape[0] - 1)] += scale * bias * bias
     return csr
 
 

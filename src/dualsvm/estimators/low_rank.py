@@ -68,6 +68,11 @@ class LowRankSVC(FitMixin, ClassifierMixin, BaseEstimator):
         'squared_hinge' is LIBLINEAR's ``-s 1`` on phi (the default of scikit-learn's
         LinearSVC, so of its ``Nystroem`` + ``LinearSVC`` pipeline), whose dual converges
         in far fewer epochs; 'hinge' is C-SVC's loss (``-s 3``).
+    dual : 'auto' or bool, default='auto'
+        As :class:`dualsvm.LinearSVC`'s, on phi (n_samples x k): 'auto' takes LIBLINEAR's
+        primal Newton method (``-s 2``) for the squared hinge when n_samples >= k + 1, as
+        scikit-learn's ``LinearSVC`` does, the dual coordinate descent otherwise. The
+        certificate is that of the linear problem either way.
     fit_intercept : bool, default=True
         Whether to fit a bias b.
     intercept_mode : {'augmented', 'exact'}, default='augmented'
@@ -135,7 +140,7 @@ class LowRankSVC(FitMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         **{name: SVC._parameter_constraints[name] for name in ("degree", "gamma", "coef0")},
         **{name: LinearSVC._parameter_constraints[name] for name in (
-            "C", "loss", "fit_intercept", "intercept_mode", "intercept_scaling", "tol",
+            "C", "loss", "dual", "fit_intercept", "intercept_mode", "intercept_scaling", "tol",
             "gap_tol", "max_iter", "time_limit", "shrinking", "shuffle", "class_weight",
             "random_state", "callback", "verbose", "monitor")},
         "kernel": [StrOptions(set(LOW_RANK_KERNELS))],
@@ -144,7 +149,8 @@ class LowRankSVC(FitMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, *,
-                 n_components=256, basis="uniform", loss="squared_hinge", fit_intercept=True,
+                 n_components=256, basis="uniform", loss="squared_hinge", dual="auto",
+                 fit_intercept=True,
                  intercept_mode="augmented", intercept_scaling=1.0, tol=1e-4, gap_tol=None,
                  max_iter=1000, time_limit=None, shrinking=True, shuffle=True,
                  class_weight=None, random_state=None, callback=None, verbose=0,
@@ -157,6 +163,7 @@ class LowRankSVC(FitMixin, ClassifierMixin, BaseEstimator):
         self.n_components = n_components
         self.basis = basis
         self.loss = loss
+        self.dual = dual
         self.fit_intercept = fit_intercept
         self.intercept_mode = intercept_mode
         self.intercept_scaling = intercept_scaling

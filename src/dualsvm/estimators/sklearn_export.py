@@ -170,7 +170,7 @@ def low_rank_pipeline(model, fit):
     nystroem.normalization_ = np.asarray(fit.normalization_, dtype=np.float64)
     nystroem._n_features_out = fit.n_components_  # what Nystroem.fit sets: the output width
     nystroem.n_features_in_ = int(fit.n_features_in_)
-    linear = svm.LinearSVC(**_params({**fit.params, "dual": True}, _LINEAR_SVC_PARAMS))
+    linear = svm.LinearSVC(**_params({"dual": "auto", **fit.params}, _LINEAR_SVC_PARAMS))
     linear.classes_ = np.asarray(fit.classes_)
     linear.coef_ = np.asarray(fit.coef_, dtype=np.float64)
     linear.intercept_ = np.asarray(fit.intercept_, dtype=np.float64)

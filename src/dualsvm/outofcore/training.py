@@ -50,8 +50,10 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
 
     Parameters
     ----------
-    dataset : DiskDataset or str
-        Two label values; the larger is the positive class.
+    dataset : DiskDataset, str or MappedDataset
+        Two label values; the larger is the positive class. A
+        :class:`~.low_rank.MappedDataset` trains on the Nystroem map of the rows (see
+        :func:`~.low_rank.fit_low_rank`).
     method : {'bm', 'sbm', 'dcl'}
         Block minimization, selective block minimization, dual cached loops.
     memory : float
@@ -99,7 +101,7 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
         ``history_[0]`` the per-pass records.
     """
     _check_options(method, memory, method_options)
-    dataset = _two_label_dataset(dataset)
+    dataset = two_label_dataset(dataset)
     if class_weight == "balanced":
         class_weight = balanced_class_weight(dataset.labels, dataset.label_counts)
     problem = DiskProblem(dataset, float(dataset.labels[-1]), C, class_weight, loss,
@@ -121,15 +123,17 @@ def fit(dataset, *, method="dcl", memory=1024.0, C=1.0, loss="squared_hinge",
     return _linear_fit(problem, result, params, done_passes)
 
 
-def _two_label_dataset(dataset):
-    """``dataset`` (a :class:`DiskDataset` or its path) as a DiskDataset; ValueError
-    unless it has two label values."""
-    if not isinstance(dataset, DiskDataset):
+def two_label_dataset(dataset, advice=None):
+    """``dataset`` (a :class:`DiskDataset`, its path, or a view of one such as
+    :class:`~.low_rank.MappedDataset`) opened; ValueError unless it has two label values
+    (``advice``, if given, ends the message)."""
+    if isinstance(dataset, (str, os.PathLike)):
         dataset = DiskDataset(dataset)
     labels = dataset.labels
     if len(labels) != 2:
         raise ValueError(f"out-of-core training needs exactly 2 label values; {dataset.path} "
-                         f"has {len(labels)}: {labels.tolist()[:10]}")
+                         f"has {len(labels)}: {labels.tolist()[:10]}"
+                         + ("" if advice is None else f"; {advice}"))
     return dataset
 
 

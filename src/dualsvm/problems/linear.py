@@ -88,6 +88,10 @@ class DualProblem(BoxDual, LinearRows):
 
     def weights(self, alpha):
         """w = sum_i y_i a_i x_i (with the augmented entry)."""
+        if self.X.dtype != np.float64:  # float32 rows: BLAS would cast a copy of X
+            w = np.zeros(self.n_weights)
+            self.add_weights(alpha, w)
+            return w
         ya = self.y * alpha
         w = np.empty(self.n_weights)
         w[: self.n_features] = self.X.T @ ya

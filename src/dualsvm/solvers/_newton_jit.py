@@ -13,7 +13,7 @@ and its update back to back (the row is in cache for the second).
 import numpy as np
 from numba import njit
 
-from ..data.rows import row_axpy, row_dot
+from ..data.rows import row_axpy, row_dot, row_square_axpy
 
 
 @njit(cache=True, nogil=True)
@@ -27,11 +27,11 @@ def hessian_product(rows, inside, cost, s, bias, out):
 
 
 @njit(cache=True, nogil=True)
-def gradient_at(rows, squared_rows, y, cost, decision, bias, w):
+def gradient_at(rows, y, cost, decision, bias, w):
     """(grad P(w), the Hessian's diagonal, I) at the decisions X w: over the rows i
     inside the margin (I: y_i x_i'w < 1), g = w + 2 sum_I C_i y_i (y_i x_i'w - 1) x_i and
-    diag H = 1 + 2 sum_I C_i x_i^2 (from ``squared_rows``, the entries squared), the
-    augmented feature (value ``bias``) included; one loop, each row's indices read once."""
+    diag H = 1 + 2 sum_I C_i x_i^2 (entrywise squares), the augmented feature (value
+    ``bias``) included."""
     n = decision.shape[0]
     inside = np.empty(n, dtype=np.int64)
     count = 0
@@ -44,7 +44,7 @@ def gradient_at(rows, squared_rows, y, cost, decision, bias, w):
             count += 1
             i = np.uint64(k)
             row_axpy(rows, i, cost[k] * y[k] * (margin - 1.0), g, bias)
-            row_axpy(squared_rows, i, cost[k], diagonal, bias * bias)
+            row_square_axpy(rows, i, cost[k], diagonal, bias)
     return w + 2.0 * g, 1.0 + 2.0 * diagonal, inside[:count]
 
 

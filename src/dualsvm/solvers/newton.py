@@ -48,10 +48,6 @@ class NewtonCG:
                              "bias 'none' or 'augmented'")
         self.problem = problem
         self.eps = primal_tolerance(tol, problem.y, problem.C)
-        rows = problem.rows
-        # x_ij^2 (and B^2 for the augmented feature): the diagonal of the Hessian
-        self._squared_rows = (rows[0] * rows[0], rows[1], rows[2]) if isinstance(rows, tuple) \
-            else rows * rows
         self.w = np.zeros(problem.n_weights)
         self.decision = np.zeros(problem.n_samples)
         self._gradient(self.decision)  # at w = 0, for the stopping rule
@@ -76,7 +72,7 @@ class NewtonCG:
         (``hessian_diagonal``); sets ``inside``, the rows of I."""
         p = self.problem
         self.g, self.hessian_diagonal, self.inside = gradient_at(
-            p.rows, self._squared_rows, p.y, p.C, decision, p.augmented_value, self.w)
+            p.rows, p.y, p.C, decision, p.augmented_value, self.w)
 
     def _violation(self):
         return float(np.linalg.norm(self.g)) / self.gnorm0 if self.gnorm0 > 0 else 0.0

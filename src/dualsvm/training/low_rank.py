@@ -22,8 +22,9 @@ with the same ``random_state``) or 'kmeans' (Zhang, Tsang and Kwok 2008): the in
 means of the clusters of a kernel k-means (:mod:`dualsvm.kernels.clustering`, the
 clustering of ``solver='dc'``) of a sample of the rows.
 
-The map is computed in tiles of rows into one float64 (n, k) matrix, which the linear
-solver reads: its compiled epochs take float64 rows, not a map applied as they read.
+The map is computed in tiles of rows into one float32 (n, k) matrix (4 n k bytes), which
+the linear solver reads: its compiled epochs take stored rows, not a map applied as they
+read.
 """
 
 import time
@@ -80,11 +81,11 @@ class NystroemMap:
         """k, the kept components (the width of phi)."""
         return self.normalization.shape[0]
 
-    def transform(self, X):
-        """phi(X), float64 of shape (n, k), computed in tiles of rows of
-        ``MAP_TILE_BYTES`` of kernel values."""
+    def transform(self, X, dtype=np.float64):
+        """phi(X) of shape (n, k), computed in float64 in tiles of rows of
+        ``MAP_TILE_BYTES`` of kernel values and stored as ``dtype``."""
         n, B = X.shape[0], self.components.shape[0]
-        out = np.empty((n, self.n_components))
+        out = np.empty((n, self.n_components), dtype=dtype)
         step = max(1, MAP_TILE_BYTES // (8 * B))
         for start in range(0, n, step):
             block = self.kernel(X[start:start + step], self.components)
@@ -181,6 +182,7 @@ class LowRankFit:
     dual_ = property(lambda self: self.linear.dual_)
     gap_ = property(lambda self: self.linear.gap_)
     status_ = property(lambda self: self.linear.status_)
+    history_ = property(lambda self: self.linear.history_)
 
     def __post_init__(self):
         self.dual_coef_ = self.mapping.fold(self.linear.coef_)
@@ -219,14 +221,22 @@ class LowRankFit:
             + self.linear.intercept_
 
 
+def check_low_rank_kernel(name):
+    """ValueError unless ``name`` is a kernel of a low-rank model (LOW_RANK_KERNELS)."""
+    if name not in LOW_RANK_KERNELS:
+        raise ValueError(f"kernel must be one of {LOW_RANK_KERNELS} for a low-rank model, "
+                         f"got {name!r}")
+
+
 def linear_params(params):
     """The :func:`~dualsvm.training.linear.fit_linear` parameters of LowRankSVC's: the
-    L2-penalty dual, one-vs-rest, by dual coordinate descent."""
+    L2 penalty, one-vs-rest, LIBLINEAR's solvers (``dual`` as LinearSVC's)."""
     names = ("C", "loss", "fit_intercept", "intercept_mode", "intercept_scaling", "tol",
              "gap_tol", "max_iter", "time_limit", "shrinking", "shuffle", "random_state",
              "class_weight", "callback", "verbose", "monitor")
-    return {**{name: params[name] for name in names}, "penalty": "l2", "dual": True,
-            "multi_class": "ovr", "solver": "dcd", "batch_size": 1, "warm_start": False}
+    return {**{name: params[name] for name in names}, "penalty": "l2",
+            "dual": params.get("dual", "auto"), "multi_class": "ovr", "solver": "dcd",
+            "batch_size": 1, "warm_start": False}
 
 
 def fit_low_rank(X, y, cost, params):
@@ -249,9 +259,7 @@ def fit_low_rank(X, y, cost, params):
     LowRankFit
     """
     started = time.perf_counter()
-    if params["kernel"] not in LOW_RANK_KERNELS:
-        raise ValueError(f"kernel must be one of {LOW_RANK_KERNELS} for a low-rank model, "
-                         f"got {params['kernel']!r}")
+    check_low_rank_kernel(params["kernel"])
     kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
                          coef0=params["coef0"], X=X)
     B = basis_size(params["n_components"], X.shape[0])
@@ -264,7 +272,8 @@ def fit_low_rank(X, y, cost, params):
     else:
         raise ValueError(f"basis must be one of {BASES}, got {params['basis']!r}")
     mapping = nystroem_map(kernel, components)
-    phi = mapping.transform(X)
+    # float32 halves phi's memory; the certificate is exact for the problem on these rows
+    phi = mapping.transform(X, dtype=np.float32)
     solving = linear_params(params)
     if solving["time_limit"] is not None:
         solving["time_limit"] = max(0.0, solving["time_limit"] - (time.perf_counter() - started))
