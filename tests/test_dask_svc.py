@@ -290,6 +290,32 @@ def test_data_no_single_worker_holds(load):
     np.testing.assert_allclose(model.dual_, local.dual_, rtol=1e-4)
 
 
+def test_partition_sums_give_the_in_memory_bias_and_gamma(load):
+    """The partitions' kkt_bias_sums combined by the client (sum, sum, max, min) give
+    kkt_bias of all rows, with partitions that hold no free variable or no row; their
+    entry moments give make_kernel's gamma='scale' of the whole data, dense and sparse."""
+    from dualsvm.kernels.functions import entry_moments, gamma_value, moments_variance
+    from dualsvm.problems.objectives import bias_from_sums, kkt_bias, kkt_bias_sums
+
+    rng = np.random.default_rng(1)
+    n = 300
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    upper = rng.uniform(0.5, 2.0, n)
+    G = rng.standard_normal(n)
+    for alpha in (np.clip(rng.uniform(-0.5, 2.5, n), 0, upper),  # free variables
+                  np.where(rng.random(n) < 0.5, 0.0, upper)):  # bounded only: the midpoint
+        parts = [slice(0, 0), slice(0, 40), slice(40, 41), slice(41, n)]
+        sums = [kkt_bias_sums(y[p], alpha[p], upper[p], G[p]) for p in parts]
+        combined = bias_from_sums(sum(s[0] for s in sums), sum(s[1] for s in sums),
+                                  max(s[2] for s in sums), min(s[3] for s in sums))
+        assert combined == pytest.approx(kkt_bias(y, alpha, upper, G), rel=1e-12)
+    X, _ = load("ijcnn1_1000.bz2")
+    for data in (X, X.toarray()):
+        moments = np.sum([entry_moments(data[k:k + 300]) for k in range(0, 1000, 300)], axis=0)
+        gamma = gamma_value("scale", data.shape[1], moments_variance(*moments))
+        assert gamma == pytest.approx(make_kernel(gamma="scale", X=data).gamma, rel=1e-9)
+
+
 @pytest.mark.slow
 def test_ijcnn1_is_the_in_memory_model(client, load_benchmark):
     X, y = load_benchmark("ijcnn1.bz2", 22)

@@ -47,7 +47,9 @@ partitions' sums give in O(n / K) each
 
     dual     D(a) = 1/2 sum_i a_i (1 - G_i)
     bias     b: LIBSVM's KKT value (the mean of -y_i G_i over the free variables,
-             else the midpoint of [max over I_up, min over I_low] of it)
+             else the midpoint of [max over I_up, min over I_low] of it), by
+             ``kkt_bias``'s parts: each partition's ``kkt_bias_sums``, combined
+             into ``bias_from_sums``
     primal   P(a, b) = 1/2 a'Qa + sum_i C_i loss((Qa)_i + y_i b),  (Qa)_i = G_i + 1 - D_ii a_i
 
 An iteration's primal is taken at the bias of the iteration before (the
@@ -75,15 +77,16 @@ import scipy.sparse as sp
 from ..data.rows import row_squares
 from ..data.svmlight import format_label
 from ..kernels import MIN_SLOTS, make_kernel
+from ..kernels.functions import entry_moments, gamma_value, moments_variance
 from ..kernels.blocks import SlotColumns, contiguous_rows, dense_points, tile_values
 from ..kernels.qmatrix import EVALUATIONS, HITS, claim_columns, column_cache, columns_completed
 from ..problems.box import dual_parameters
-from ..problems.objectives import kernel_primal, relative_gap
+from ..problems.objectives import bias_from_sums, kernel_primal, kkt_bias_sums, relative_gap
 from ..solvers import Stopping
 from ..solvers._ws_jit import select_working_set, update_gradient
 from ..solvers.ws_smo import (INNER_RATIO, MAX_WORKING_SET, STOP_RATIO, kept_half,
                               solve_sub_problem, working_set_size)
-from ..training.fitted import KernelFit, class_pairs
+from ..training.fitted import KernelFit, class_pairs, dual_coefficients
 from ..training.multiclass import BinaryTask, solve_tasks
 from .inputs import check_built, checked_rows, live_workers, wait_or_lost
 
@@ -126,9 +129,8 @@ class KernelPartition:
 
 
 def partition_moments(part):
-    """(sum, sum of squares, count) of the partition's entries (gamma='scale')."""
-    values = part.X.data if sp.issparse(part.X) else part.X
-    return float(values.sum()), float((values * values).sum()), part.X.shape[0] * part.X.shape[1]
+    """(count, sum, sum of squares) of the partition's entries (gamma='scale')."""
+    return entry_moments(part.X)
 
 
 class PairState:
@@ -221,8 +223,9 @@ class PairState:
 
     def candidates(self, ws, q, intercept):
         """This partition's candidates for the next working set (module docstring)
-        and its sums: [2 D(a) share, P(a, intercept) share, sum and count of
-        -y_i G_i over the free variables, its max over I_up, its min over I_low]."""
+        and its sums: [2 D(a) share, P(a, intercept) share, and the bias's sums
+        (``kkt_bias_sums``: sum and count of -y_i G_i over the free variables, its max
+        over I_up, its min over I_low)]."""
         kept = kept_half(ws, q)
         pos, mine = self.positions(kept)
         keep = pos[mine].astype(np.int64)
@@ -233,17 +236,10 @@ class PairState:
         chosen = np.sort(out[:count])
         new = np.setdiff1d(chosen, keep, assume_unique=True)
         a, G, y = self.alpha, self.G, self.y
-        score = -y * G
-        above, below = a > 0, a < self.upper
-        free = above & below
-        up = np.where(y > 0, below, above)
-        low = np.where(y > 0, above, below)
         sums = np.array([float(a @ (1.0 - G)),
                          kernel_primal(a, G, y, self.diag, self.cost, float(intercept),
                                        self.squared),
-                         float(score[free].sum()), float(np.count_nonzero(free)),
-                         float(score[up].max(initial=-np.inf)),
-                         float(score[low].min(initial=np.inf))])
+                         *kkt_bias_sums(y, a, self.upper, G)])
         return {"ids": self.ids[chosen], "y": y[chosen], "alpha": a[chosen], "G": G[chosen],
                 "cost": self.cost[chosen], "new_ids": self.ids[new], "rows": self.X[new],
                 "sums": sums, "kernel_evaluations": self.kernel_evaluations,
@@ -541,15 +537,10 @@ class PairSolver:
         self.violation = float(violation)
         sums = np.sum([r["sums"][:4] for r in results], axis=0)
         self.dual, self.primal = 0.5 * sums[0], sums[1]
-        lo = max(r["sums"][4] for r in results)
-        hi = min(r["sums"][5] for r in results)
-        # LIBSVM's bias (as problems.objectives.kkt_bias), from the partitions' sums
-        if sums[3]:
-            self.intercept = sums[2] / sums[3]
-        elif np.isfinite(lo) and np.isfinite(hi):
-            self.intercept = 0.5 * (lo + hi)
-        else:
-            self.intercept = lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0
+        # the in-memory bias from the partitions' kkt_bias_sums, combined
+        self.intercept = float(bias_from_sums(sums[2], int(sums[3]),
+                                              max(r["sums"][4] for r in results),
+                                              min(r["sums"][5] for r in results)))
 
     def _rows_of(self, ids):
         """The rows of ``ids``, from the last working set's and those received."""
@@ -597,17 +588,16 @@ class PairSolver:
 # ------------------------------------------------------------------ one-vs-one
 
 def resolve_kernel(partitions, params, n_features):
-    """The Kernel of ``params`` with gamma resolved: 'scale' is 1 / (n_features
-    X.var()) over all entries, from every partition's sums (as scikit-learn's)."""
+    """The Kernel of ``params`` with gamma resolved by the in-memory rule
+    (``gamma_value``): for 'scale', X.var() over all entries from the partitions'
+    moments."""
     gamma = params["gamma"]
-    if gamma == "scale":
-        sums = np.sum(partitions.run(partition_moments, [()] * len(partitions))[0] or [[0, 0, 1]],
-                      axis=0)
-        mean = sums[0] / sums[2]
-        variance = sums[1] / sums[2] - mean * mean
-        gamma = 1.0 / (n_features * variance) if variance > 0 else 1.0
-    elif gamma == "auto":
-        gamma = 1.0 / n_features if n_features else 1.0
+    if isinstance(gamma, str):  # 'scale' or 'auto' (checked as dualsvm.SVC checks it)
+        variance = 0.0
+        if gamma == "scale":  # run_all rebuilds a lost partition: it needs no other state
+            variance = moments_variance(*np.sum(partitions.run_all(
+                partition_moments, [()] * len(partitions), lambda lost: None), axis=0))
+        gamma = gamma_value(gamma, n_features, variance)
     return make_kernel(params["kernel"], gamma=gamma, degree=params["degree"],
                        coef0=params["coef0"])
 
@@ -669,36 +659,23 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None, pair_
 
     solved = solve_tasks(tasks, build, Stopping(callback=params["callback"],
                                                 verbose=params["verbose"], deadline=deadline))
-    # the support vectors of every pair, grouped by class, in row order within a class
-    ids = np.concatenate([s.solver.support_ids for s in solved])
-    label = np.concatenate([np.where(s.solver.support_coef > 0, s.task.positive,
-                                     s.task.negative) for s in solved])
-    rows = stack_rows([s.solver.support_rows for s in solved])
-    support, first = np.unique(ids, return_index=True)
-    order = np.lexsort((support, label[first]))
-    support, first = support[order], first[order]
-    sv_label = label[first]
-    column = {j: t for t, j in enumerate(support.tolist())}
-    dual_coef = np.zeros((max(len(classes) - 1, 1), len(support)))
-    for s in solved:
-        i, j = s.task.positive, s.task.negative
-        where = np.array([column[r] for r in s.solver.support_ids.tolist()], dtype=np.int64)
-        mine = s.solver.support_coef > 0
-        dual_coef[j - 1, where[mine]] = s.solver.support_coef[mine]
-        dual_coef[i, where[~mine]] = s.solver.support_coef[~mine]
+    # every pair's support vectors (a class by the sign of y_i a_i), in LIBSVM's layout
     intercept = np.array([s.result.intercept for s in solved])
-    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
-        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
-                         "hold values too large for the kernel (the squared distances or "
-                         "products overflow); scale it, e.g. with StandardScaler")
+    support, dual_coef, n_support = dual_coefficients(
+        [s.solver.support_ids for s in solved], [s.solver.support_coef for s in solved],
+        [np.where(s.solver.support_coef > 0, s.task.positive, s.task.negative) for s in solved],
+        intercept, len(classes))
+    ids, first = np.unique(np.concatenate([s.solver.support_ids for s in solved]),
+                           return_index=True)
+    rows = stack_rows([s.solver.support_rows for s in solved])[first[np.searchsorted(ids, support)]]
     results = [s.result for s in solved]
     early = [s.solver.cluster_models(support) if hasattr(s.solver, "cluster_models") else None
              for s in solved]
     return KernelFit(
         params={k: v for k, v in params.items() if k != "callback"},  # sent to the workers
         kernel=kernel, classes_=np.asarray(classes),
-        support_=support.astype(np.int32), support_vectors_=rows[first],
-        n_support_=np.bincount(sv_label, minlength=len(classes)).astype(np.int32),
+        support_=support.astype(np.int32), support_vectors_=rows,
+        n_support_=n_support.astype(np.int32),
         dual_coef_=dual_coef, intercept_=intercept, n_features_in_=n_features,
         n_iter_=np.array([s.solver.n_iter for s in solved], dtype=np.int64),
         primal_=np.array([r.primal for r in results]), dual_=np.array([r.dual for r in results]),

@@ -131,24 +131,45 @@ def make_kernel(kernel="rbf", *, gamma="scale", degree=3, coef0=0.0, X=None):
     if isinstance(coef0, bool) or not isinstance(coef0, Real) or not np.isfinite(coef0):
         raise ValueError(f"coef0 must be a finite number, got {coef0!r}")
     if isinstance(gamma, str):
-        if gamma == "auto":
-            gamma = 1.0 / X.shape[1] if X is not None and X.shape[1] else 1.0
-        elif gamma == "scale":
-            var = _variance(X) if X is not None else 0.0
-            gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-        else:
+        if gamma not in ("scale", "auto"):
             raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
+        gamma = gamma_value(gamma, 0 if X is None else X.shape[1],
+                            data_variance(X) if gamma == "scale" and X is not None else 0.0)
     elif isinstance(gamma, bool) or not isinstance(gamma, Real) or not gamma > 0 \
             or not np.isfinite(gamma):
         raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {gamma!r}")
     return Kernel(kernel, float(gamma), int(degree), float(coef0))
 
 
-def _variance(X):
-    """X.var() over all entries, as scikit-learn's gamma='scale' computes it."""
+def gamma_value(gamma, n_features, variance):
+    """The number gamma 'scale' or 'auto' stands for (scikit-learn's): 1 / (n_features
+    * ``variance``) and 1 / n_features, 1 where that is not defined (no features, or a
+    variance that is not positive)."""
+    if gamma == "auto":
+        return 1.0 / n_features if n_features else 1.0
+    return 1.0 / (n_features * variance) if n_features and variance > 0 else 1.0
+
+
+def entry_moments(X):
+    """(count, sum, sum of squares) of all entries of X (dense, or sparse: its stored
+    entries, the others 0); those of row blocks of X add up to X's."""
+    values = X.data if sp.issparse(X) else X
+    return X.shape[0] * X.shape[1], float(values.sum()), float((values * values).sum())
+
+
+def moments_variance(count, total, squares):
+    """The variance of ``count`` numbers from their sum and sum of squares."""
+    if not count:
+        return 0.0
+    mean = total / count
+    return float(squares / count - mean * mean)
+
+
+def data_variance(X):
+    """X.var() over all entries, as scikit-learn's gamma='scale' computes it (for
+    dense X, by NumPy's two passes, which round less than the moments)."""
     if sp.issparse(X):
-        mean = X.sum() / (X.shape[0] * X.shape[1])
-        return float(X.multiply(X).sum() / (X.shape[0] * X.shape[1]) - mean * mean)
+        return moments_variance(*entry_moments(X))
     return float(np.var(X))
 
 

@@ -27,6 +27,15 @@ def kkt_bias(y, alpha, upper, gradient):
     """The exact bias b from the KKT conditions at G = ``gradient``: the mean of
     -y_i G_i over the free variables (0 < a_i < U_i), else the midpoint of the
     interval [max over I_up, min over I_low] that the bounded ones allow."""
+    total, free, lo, hi = kkt_bias_sums(y, alpha, upper, gradient)
+    return bias_from_sums(total, free, lo, hi)
+
+
+@njit(cache=True, nogil=True)
+def kkt_bias_sums(y, alpha, upper, gradient):
+    """What :func:`kkt_bias` needs of the variables, in one pass: (sum and count of
+    -y_i G_i over the free variables, its max over I_up, its min over I_low). Those of
+    parts of the variables combine by sum, sum, max and min."""
     total, free = 0.0, 0
     lo, hi = -np.inf, np.inf
     for i in range(len(y)):
@@ -39,6 +48,14 @@ def kkt_bias(y, alpha, upper, gradient):
             lo = score
         if (above if y[i] > 0 else below) and score < hi:
             hi = score
+    return total, free, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def bias_from_sums(total, free, lo, hi):
+    """:func:`kkt_bias` from :func:`kkt_bias_sums`' (total, free, lo, hi): the free
+    variables' mean, else the midpoint of [lo, hi] (its finite end, or 0, when one is
+    missing)."""
     if free:
         return total / free
     if np.isfinite(lo) and np.isfinite(hi):

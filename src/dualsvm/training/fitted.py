@@ -328,6 +328,64 @@ def pair_coefficients(dual_coef, n_support):
     return out
 
 
+def one_vs_one_layout(pair_coef, n_support):
+    """LIBSVM's dual_coef_ (n_classes - 1, n_SV) from every pair's coefficients over
+    the support vectors grouped by class (n_pairs, n_SV): pair (i, j) puts class i's
+    in row j - 1, class j's in row i (the inverse of :func:`pair_coefficients`)."""
+    start = np.concatenate([[0], np.cumsum(n_support)])
+    dual_coef = np.zeros((max(len(n_support) - 1, 1), pair_coef.shape[1]))
+    for p, (i, j) in enumerate(class_pairs(len(n_support))):
+        dual_coef[j - 1, start[i]:start[i + 1]] = pair_coef[p, start[i]:start[i + 1]]
+        dual_coef[i, start[j]:start[j + 1]] = pair_coef[p, start[j]:start[j + 1]]
+    return dual_coef
+
+
+def dual_coefficients(rows, coef, labels, intercept, n_classes, one_vs_one=True):
+    """(support, dual_coef, n_support) in LIBSVM's layout from the trained tasks.
+
+    Parameters
+    ----------
+    rows, coef, labels : lists of ndarray, one of each per task
+        The task's row numbers, their coefficients and their class index.
+    intercept : ndarray
+        The tasks' intercepts (checked finite).
+    n_classes : int
+    one_vs_one : bool
+        The tasks are the pairs of classes (:func:`class_pairs`; laid out by
+        :func:`one_vs_one_layout`), else dual_coef_ has a row per task.
+
+    Returns
+    -------
+    support : the rows with a coefficient, grouped by class, in row order within one
+    dual_coef : ndarray of shape (n_classes - 1 or n_tasks, n_SV)
+    n_support : ndarray, SVs per class (one-vs-one), else [n_SV]
+
+    Raises ValueError when a coefficient or intercept is not finite.
+    """
+    all_rows, all_coef = np.concatenate(rows), np.concatenate(coef)
+    nonzero = all_coef != 0
+    by_row, first = np.unique(all_rows[nonzero], return_index=True)
+    label = np.concatenate(labels)[nonzero][first]
+    order = np.argsort(label, kind="stable")  # grouped by class
+    column = np.empty(len(order), dtype=np.int64)
+    column[order] = np.arange(len(order))
+    task_coef = np.zeros((len(rows), len(order)))
+    for p, (r, c) in enumerate(zip(rows, coef)):
+        held = c != 0
+        task_coef[p, column[np.searchsorted(by_row, r[held])]] = c[held]
+    if one_vs_one:
+        n_support = np.bincount(label, minlength=n_classes)
+        dual_coef = one_vs_one_layout(task_coef, n_support)
+    else:
+        n_support = np.array([len(order)])
+        dual_coef = task_coef
+    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
+                         "hold values too large for the kernel (the squared distances or "
+                         "products overflow); scale it, e.g. with StandardScaler")
+    return by_row[order], dual_coef, n_support
+
+
 def libsvm_label_order(y):
     """The distinct labels of ``y`` in the order LIBSVM's model keeps them
     (``svm_group_classes``): of first appearance, except that two classes -1 and +1
@@ -359,11 +417,7 @@ def reorder_classes(fit, order):
     sv_order = np.concatenate([np.arange(start[c], start[c + 1]) for c in order])
     coef = sign[:, None] * pair_coefficients(fit.dual_coef_, fit.n_support_)[source][:, sv_order]
     n_support = np.asarray(fit.n_support_)[order]
-    start = np.concatenate([[0], np.cumsum(n_support)])
-    dual_coef = np.zeros_like(fit.dual_coef_)
-    for p, (i, j) in enumerate(pairs):  # pair_coefficients, inverted
-        dual_coef[j - 1, start[i]:start[i + 1]] = coef[p, start[i]:start[i + 1]]
-        dual_coef[i, start[j]:start[j + 1]] = coef[p, start[j]:start[j + 1]]
+    dual_coef = one_vs_one_layout(coef, n_support)
     sv = fit.support_vectors_
     return replace(
         fit, classes_=np.asarray(fit.classes_)[order], support_=np.asarray(fit.support_)[sv_order],
