@@ -245,17 +245,18 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
-        dc_parameters(self.get_params(deep=False))
+        params = self._training_params()
+        dc_parameters(params)
         X, y, unit_cost = self._training_inputs(X, y, sample_weight)
-        return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C),
-                                         self._training_params()))
+        return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C), params))
 
     def _training_inputs(self, X, y, sample_weight):
         """Checked (X, y) (X as training takes it: see ``_training_matrix``) and the
         costs at C = 1, C_i / C (they scale with C)."""
         X, y, classes = training_data(self, X, y, check_X=not callable(self.kernel))
         unit_cost = sample_costs(1.0, self.class_weight, y, classes, sample_weight)
-        if self._kind == "c_svc" and len(np.unique(y[unit_cost > 0])) < 2:
+        kept = unit_cost > 0  # all rows: their classes are two or more (training_data)
+        if self._kind == "c_svc" and not kept.all() and len(np.unique(y[kept])) < 2:
             # LIBSVM's check as scikit-learn words it; nu-SVC says its nu is infeasible
             raise ValueError("Invalid input - all samples with positive weights belong to the "
                              "same class: training needs samples of two classes or more with "

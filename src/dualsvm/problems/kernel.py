@@ -74,12 +74,15 @@ class KernelQP(BoxDual):
     two_constraints = False
 
     def _build_q(self, row_of=None):
-        from ..kernels import QMatrix, make_kernel  # deferred: a slow import, kernel models only
+        from ..kernels.qmatrix import QMatrix  # deferred: a slow import, kernel models only
 
         if self.kernel is None:
+            from ..kernels import make_kernel
+
             self.kernel = make_kernel("rbf", gamma="scale", X=self.X)
         self.q = QMatrix(self.X, self.y, self.kernel, self.cache_size, row_of=row_of)
         self.q_diag = self.q.diag + self.diag  # Q_ii + D_ii, the curvature of every coordinate
+        self._kernel_max = float(self.q.diag.max()) if len(self.q.diag) else 0.0  # max Q_ii
         self._keep_no_products()
 
     @property
@@ -208,8 +211,7 @@ class KernelQP(BoxDual):
         the other variables of their training rows (SVR's primal reads a row's
         kernel product from its a_i). ``offsets``: as in :meth:`loss_slack`."""
         slack = self.loss_slack(alpha, gradient, offsets)
-        kernel_max = float(self.q.diag.max()) if len(self.q.diag) else 0.0
-        near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * kernel_max)
+        near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * self._kernel_max)
         rows = self.q.sharing_rows(np.flatnonzero((alpha != 0) | (slack < near)))
         out = np.array(gradient, dtype=np.float64)
         if len(rows):
@@ -313,21 +315,24 @@ def kept_product(q, v, kept, rows=None):
     Q v_old) and v differs from v_old in fewer entries than it has nonzeros (fewer
     columns to compute); the entries a kept product does not know (NaN) are
     computed from scratch."""
+    if kept is None:  # from scratch (the first product of a problem)
+        cols = np.flatnonzero(v)
+        n_rows = len(v) if rows is None else len(rows)
+        return q.times(cols, v[cols], rows) if len(cols) and n_rows else np.zeros(n_rows)
     index = np.arange(len(v)) if rows is None else np.asarray(rows, dtype=np.int64)
     result = np.zeros(len(index))
     fresh = np.ones(len(index), dtype=bool)
-    if kept is not None:
-        # entries within rounding of the kept ones (a start scaled by C_new / C_old
-        # against the kept product scaled by the ratio of the costs, or y'a = 0
-        # restored by a factor 1 - 1e-16) count as unchanged: the error left is
-        # below that of the product itself, and no column is recomputed for it
-        moved = v - kept[0]
-        moved[np.abs(moved) <= _SAME * np.abs(v)] = 0.0
-        if np.count_nonzero(moved) < np.count_nonzero(v):
-            base = kept[1][index]
-            fresh = np.isnan(base)
-            result[~fresh] = base[~fresh]
-            _add_product(q, moved, index, ~fresh, result, rows is None)
+    # entries within rounding of the kept ones (a start scaled by C_new / C_old
+    # against the kept product scaled by the ratio of the costs, or y'a = 0
+    # restored by a factor 1 - 1e-16) count as unchanged: the error left is
+    # below that of the product itself, and no column is recomputed for it
+    moved = v - kept[0]
+    moved[np.abs(moved) <= _SAME * np.abs(v)] = 0.0
+    if np.count_nonzero(moved) < np.count_nonzero(v):
+        base = kept[1][index]
+        fresh = np.isnan(base)
+        result[~fresh] = base[~fresh]
+        _add_product(q, moved, index, ~fresh, result, rows is None)
     _add_product(q, v, index, fresh, result, rows is None)
     return result
 

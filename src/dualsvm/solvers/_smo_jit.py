@@ -99,11 +99,17 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
     n = len(y)
     store = column_store(data, cache)
     steps = 0
+    # the next step's i, found by the last step's gradient update (one pass fewer a
+    # step: _select_i's pass over the same variables in the same order, so the same
+    # i); -1: select it by its own pass (the first step, after shrinking, after a
+    # step with a diagonal D, added to G after the pass)
+    next_i, next_g_max = -1, -np.inf
     while steps < max_steps:
         if shrinking:
             state[SHRINK_COUNTER] -= 1
             if state[SHRINK_COUNTER] <= 0 or state[SHRINK_PENDING]:
                 state[SHRINK_COUNTER] = min(n, 1000)
+                next_i = -1
                 if _shrink(y, alpha, status, G, U, active, state, eps, two_constraints):
                     state[SHRINK_PENDING] = 1
                     return RECONSTRUCT
@@ -115,7 +121,10 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
         # branch: the step's update is written out here, and the selections, which
         # take few arrays, are inlined (on small problems the counting dominated a step).
         if two_constraints is None:  # pruned where smo_steps compiles (ONE_CONSTRAINT)
-            i, g_max = _select_i(status, G, active, m)
+            if next_i >= 0:
+                i, g_max = next_i, next_g_max
+            else:
+                i, g_max = _select_i(status, G, active, m)
             j, gap = -1, 0.0
             if i >= 0:
                 s_i = cached_slot(data, cache, i, m)
@@ -153,10 +162,16 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
         status[i] = _status(y[i], alpha[i], U[i]) | ACTIVE
         status[j] = _status(y[j], alpha[j], U[j]) | ACTIVE
         in_order1 = _in_order(m, n, 1)
-        for k in range(n if in_order1 else m):
-            t = k if in_order1 else active[k]
-            if status[t] & ACTIVE:
-                G[t] += store[s_i, t] * d_i + store[s_j, t] * d_j
+        if two_constraints is None:
+            next_i, next_g_max = _update_select_i(status, G, active, m, in_order1, store,
+                                                  s_i, s_j, d_i, d_j)
+            if D[i] != 0.0 or D[j] != 0.0:
+                next_i = -1
+        else:
+            for k in range(n if in_order1 else m):
+                t = k if in_order1 else active[k]
+                if status[t] & ACTIVE:
+                    G[t] += store[s_i, t] * d_i + store[s_j, t] * d_j
         G[i] += D[i] * d_i
         G[j] += D[j] * d_j
         measures[1] += change
@@ -172,6 +187,27 @@ def smo_steps(data, cache, y, alpha, status, G, G_bar, U, QD, D, active, state, 
         state[ITERATIONS] += 1
         steps += 1
     return BUDGET_SPENT
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _update_select_i(status, G, active, m, in_order, store, s_i, s_j, d_i, d_j):
+    """G += Q_i d_i + Q_j d_j over the active variables, and :func:`_select_i` of the
+    new G in the same pass: (i, its -y_i G_i), i = -1 when I_up is empty."""
+    n = len(status)
+    g_max = -np.inf
+    i = -1
+    for k in range(n if in_order else m):
+        t = k if in_order else active[k]
+        s = status[t]
+        if s & ACTIVE:
+            g = G[t] + (store[s_i, t] * d_i + store[s_j, t] * d_j)
+            G[t] = g
+            if s & IN_UP:
+                v = -g if s & POSITIVE else g  # -y_t G_t
+                if v >= g_max:
+                    g_max = v
+                    i = t
+    return i, g_max
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -195,6 +231,16 @@ def _select_i(status, G, active, m):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _gain_bound(best):
+    """b such that a candidate with grad_diff^2 < b quad cannot reach the gain
+    -grad_diff^2 / quad <= ``best`` (best <= 0, or inf before the first): the
+    selections divide only for the candidates that pass this test (a division a
+    candidate cost more than the rest of its visit), with a margin far above the
+    rounding of both sides, so the same j is chosen."""
+    return -best * (1.0 - 1e-12)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _select_j(status, G, QD, active, m, i, g_max, store, s_i):
     """The j of WSS3 by the second-order decrease over I_low, with column i at
     ``store[s_i]``; (j, the violation max_{I_up} -y G - min_{I_low} -y G)."""
@@ -205,6 +251,7 @@ def _select_j(status, G, QD, active, m, i, g_max, store, s_i):
     g_max2 = -np.inf
     j = -1
     best = np.inf
+    bound = _gain_bound(best)
     for k in range(n if in_order else m):
         t = k if in_order else active[k]
         s = status[t]
@@ -220,10 +267,13 @@ def _select_j(status, G, QD, active, m, i, g_max, store, s_i):
             grad_diff = g_max + v
             if grad_diff > 0:
                 quad = QD_i + QD[t] - c * store[s_i, t]
-                gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
-                if gain <= best:
-                    best = gain
-                    j = t
+                quad = quad if quad > 0 else TAU
+                if grad_diff * grad_diff >= bound * quad:  # _may_gain
+                    gain = -grad_diff * grad_diff / quad
+                    if gain <= best:
+                        best = gain
+                        bound = _gain_bound(best)
+                        j = t
     return j, g_max + g_max2
 
 
@@ -266,6 +316,7 @@ def _select_j_nu(status, G, QD, active, m, ip, i_n, g_maxp, g_maxn, store, s_ip,
     g_maxn2 = -np.inf
     j = -1
     best = np.inf
+    bound = _gain_bound(best)
     for k in range(n if in_order else m):
         t = k if in_order else active[k]
         s = status[t]
@@ -276,20 +327,26 @@ def _select_j_nu(status, G, QD, active, m, ip, i_n, g_maxp, g_maxn, store, s_ip,
                 grad_diff = g_maxp + G[t]
                 if grad_diff > 0:
                     quad = QD_ip + QD[t] - 2.0 * store[s_ip, t]
-                    gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
-                    if gain <= best:
-                        best = gain
-                        j = t
+                    quad = quad if quad > 0 else TAU
+                    if grad_diff * grad_diff >= bound * quad:
+                        gain = -grad_diff * grad_diff / quad
+                        if gain <= best:
+                            best = gain
+                            bound = _gain_bound(best)
+                            j = t
             else:
                 if -G[t] >= g_maxn2:
                     g_maxn2 = -G[t]
                 grad_diff = g_maxn - G[t]
                 if grad_diff > 0:
                     quad = QD_in + QD[t] - 2.0 * store[s_in, t]
-                    gain = -grad_diff * grad_diff / (quad if quad > 0 else TAU)
-                    if gain <= best:
-                        best = gain
-                        j = t
+                    quad = quad if quad > 0 else TAU
+                    if grad_diff * grad_diff >= bound * quad:
+                        gain = -grad_diff * grad_diff / quad
+                        if gain <= best:
+                            best = gain
+                            bound = _gain_bound(best)
+                            j = t
     gap = max(g_maxp + g_maxp2, g_maxn + g_maxn2)
     if j < 0:
         return -1, -1, gap

@@ -88,16 +88,19 @@ class SMO:
         # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have kept),
         # first: the general problems' G then adds only the columns of the free
         # variables of their start (see KernelQP.product)
-        bounded = np.where(self.alpha >= p.upper_bound, p.upper_bound, 0.0)
-        self.G_bar = p.product(bounded, "bounded") if bounded.any() else np.zeros(n)
-        # LIBSVM's start: G = p at a = 0, else from scratch
-        self.G = p.gradient(self.alpha) if self.alpha.any() else p.linear.copy()
+        at_upper = self.alpha >= p.upper_bound
+        self.G_bar = p.product(np.where(at_upper, p.upper_bound, 0.0), "bounded") \
+            if at_upper.any() else np.zeros(n)
+        # LIBSVM's start: G = p at a = 0 (where f(a) = 0), else from scratch
+        started = self.alpha.any()
+        self.G = p.gradient(self.alpha) if started else p.linear.copy()
         self.active = np.arange(n, dtype=np.int64)
         self.state = new_smo_state(n)
         if alpha is not None:
             self.state[SHRINK_COUNTER] = min(self.state[SHRINK_COUNTER], WARM_FIRST_SHRINK + 1)
         # the violation of the last selection and the objective f(a) = -D(a)
-        self._measures = np.array([np.inf, -p.dual_from_gradient(self.alpha, self.G)])
+        self._measures = np.array([np.inf, -p.dual_from_gradient(self.alpha, self.G)
+                                   if started else 0.0])
         self.finished = False
 
     @property

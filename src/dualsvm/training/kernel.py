@@ -28,7 +28,7 @@ from ..solvers.kernel_dcd import KernelDCD
 from ..solvers.smo import SMO
 from ..solvers.ws_smo import WorkingSetSMO
 from .divide_conquer import DivideAndConquer
-from .fitted import ClusterModels, KernelFit, libsvm_label_order
+from .fitted import ClusterModels, KernelFit, dual_coefficients, libsvm_label_order
 from .linear import SLICE_ENTRIES, WarmStart
 from .multiclass import BinaryTask, one_vs_one, solve_tasks
 from .probability import TOO_FEW_DECISIONS, density_marks, fold_decision_slices, sigmoid_train
@@ -136,18 +136,21 @@ class KernelSolver(NamedTuple):
     limit that gives ``max_iter`` (-1: none) in the solver's own iterations; ``params``
     (the estimator's) and ``deadline`` (the fit's) serve the solvers that run others
     (divide and conquer);
-    ``bias``: the bias mode of the problem it solves; ``losses``: those it accepts.
+    ``bias``: the bias mode of the problem it solves; ``losses``: those it accepts;
+    ``random``: whether it draws from its ``random_state`` (SMO is deterministic: a fit
+    by it without probabilities makes no generator).
     """
 
     build: Callable
     bias: str
     losses: tuple
+    random: bool = True
 
 
 #: SVC's ``solver`` values ('auto' picks 'ws' or 'smo' per fit: :func:`choose_solver`).
 KERNEL_SOLVERS = {
     "dc": KernelSolver(_build_dc, "exact", LOSSES),
-    "smo": KernelSolver(_build_smo, "exact", LOSSES),
+    "smo": KernelSolver(_build_smo, "exact", LOSSES, random=False),
     "ws": KernelSolver(_builder(WorkingSetSMO), "exact", LOSSES),
     "cgd": KernelSolver(_builder(CGD), "exact", LOSSES),
     "dcd": KernelSolver(_builder(KernelDCD), "none", LOSSES),
@@ -332,7 +335,9 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
                          coef0=params["coef0"], X=X)
     precomputed = kernel.name == "precomputed"
     classifies = kind in CLASSIFIER_TYPES
-    generator = random_generator(params.get("random_state"))
+    probability = classifies and params.get("probability")
+    generator = random_generator(params.get("random_state")) \
+        if entry.random or probability else None
     time_limit = params["time_limit"]
     classes, label, tasks = _tasks(kind, X, y, cost)
 
@@ -358,12 +363,11 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
                         else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
     sigmoids = None
-    if classifies and params.get("probability") and \
-            not any(s.result.status == "interrupted" for s in solved):
+    if probability and not any(s.result.status == "interrupted" for s in solved):
         sigmoids = _platt_sigmoids(X, cost, tasks, solved, kernel, entry, params, generator,
                                    stopping, kind)
     support, dual_coef, intercept, n_support = _dual_coefficients(kind, solved, label,
-                                                                  len(classes), X.shape[0])
+                                                                  len(classes))
     results = [s.result for s in solved]
     if solver == "ws":  # the mode of each pair's sets (see WorkingSetSMO.mode)
         reason += "; " + ", ".join(dict.fromkeys(s.solver.mode for s in solved))
@@ -420,8 +424,8 @@ def _tasks(kind, X, y, cost):
     """(classes, each row's class index, the binary tasks): one per pair of classes
     for the classifiers, the one task of the rows of cost > 0 for the others."""
     if kind in CLASSIFIER_TYPES:
-        classes, label = np.unique(y, return_inverse=True)
-        return classes, label, one_vs_one(classes, y, keep=cost > 0)
+        classes = np.unique(y)  # a sort: return_inverse's argsort costs more
+        return classes, np.searchsorted(classes, y), one_vs_one(classes, y, keep=cost > 0)
     rows = np.flatnonzero(cost > 0)
     task = BinaryTask(0, None, rows, np.asarray(y, dtype=np.float64)[rows], "")
     return np.empty(0), np.zeros(X.shape[0], dtype=np.int64), [task]
@@ -443,31 +447,15 @@ def _platt_sigmoids(X, cost, tasks, solved, kernel, entry, params, generator, st
     return sigmoids
 
 
-def _dual_coefficients(kind, solved, label, n_classes, n_rows):
+def _dual_coefficients(kind, solved, label, n_classes):
     """(support, dual_coef, intercept, n_support) in LIBSVM's layout from the trained
-    tasks: the support vectors grouped by class; for the classifiers, the pair of
-    classes (i, j) puts class i's coefficients in row j - 1, class j's in row i."""
-    coef = np.zeros((len(solved), n_rows))  # the coefficients of each task, by row
-    intercept = np.zeros(len(solved))
-    for p, s in enumerate(solved):
-        coef[p, s.task.rows], intercept[p] = _model(kind, s.problem, s.solver, s.result)
-    support = np.flatnonzero((coef != 0).any(axis=0))
-    support = support[np.argsort(label[support], kind="stable")]  # grouped by class
-    sv_label = label[support]
-    if kind in CLASSIFIER_TYPES:
-        dual_coef = np.zeros((max(n_classes - 1, 1), len(support)))
-        for p, s in enumerate(solved):
-            i, j = s.task.positive, s.task.negative
-            dual_coef[j - 1, sv_label == i] = coef[p, support[sv_label == i]]
-            dual_coef[i, sv_label == j] = coef[p, support[sv_label == j]]
-        n_support = np.bincount(sv_label, minlength=n_classes)
-    else:
-        dual_coef = coef[:, support]
-        n_support = np.array([len(support)])
-    if not (np.isfinite(dual_coef).all() and np.isfinite(intercept).all()):
-        raise ValueError("The dual coefficients or intercepts are not finite: the data may "
-                         "hold values too large for the kernel (the squared distances or "
-                         "products overflow); scale it, e.g. with StandardScaler")
+    tasks (:func:`~.fitted.dual_coefficients`)."""
+    models = [_model(kind, s.problem, s.solver, s.result) for s in solved]
+    intercept = np.array([b for _, b in models])
+    rows = [s.task.rows for s in solved]
+    support, dual_coef, n_support = dual_coefficients(
+        rows, [coef for coef, _ in models], [label[r] for r in rows], intercept, n_classes,
+        kind in CLASSIFIER_TYPES)
     return support, dual_coef, intercept, n_support
 
 
