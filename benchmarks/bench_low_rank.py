@@ -2,7 +2,7 @@
 early prediction and scikit-learn's ``Nystroem`` + ``LinearSVC``: issue 41's table.
 
 Two parts (``--part``), each written to results/low_rank.json and results/low_rank.md
-(a part run again replaces its own rows, the other part's are kept):
+(a part run again replaces its rows of the B values it measures, and its exact fits):
 
 * ``ijcnn1``: train on ijcnn1 (49,990 x 22), test on ijcnn1.t (91,701 rows), RBF at
   ``--C`` and ``--gamma`` (tuned: C = 32, gamma = 2). For every B of ``--B``:
@@ -246,9 +246,10 @@ def markdown(results):
                      f"{record['data_mb']:.0f} MB dense; one fit each, threads "
                      f"{record['threads']}. Marks: B = 512 in <= 180 s, peak < 4096 MB.", "",
                      *table(record), "", *marks(record), ""]
-        body += [f"Command: `{record['command']}`, {record['date']}, git "
-                 f"{record['machine']['git']}, load average at start "
-                 f"{record['machine']['load_average_at_start']}", ""]
+        runs = list(dict.fromkeys(r.get("run", "") for r in record["rows"]))
+        body += ["Made by " + ("; ".join(runs) if len(runs) > 1 else runs[0]) + " (the last "
+                 f"with load average at start {record['machine']['load_average_at_start']})",
+                 ""]
     last = list(results.values())[-1]
     return page("Kernel SVMs at scale: low rank beside exact and scikit-learn's pipeline",
                 dict(last), body)
@@ -279,6 +280,14 @@ def main(argv=None):
     record["wall_seconds"] = time.perf_counter() - started
     path = args.output_dir / "low_rank.json"
     results = json.loads(path.read_text()) if path.exists() else {}
+    run = f"`{record['command']}`, {record['date']}, git {record['machine']['git']}"
+    for row in record["rows"]:
+        row["run"] = run
+    if args.part in results:  # keep the rows of the B values this run did not measure
+        kept = [row for row in results[args.part]["rows"]
+                if row["B"] is not None and row["B"] not in args.B]
+        record["rows"] = sorted(kept + record["rows"],
+                                key=lambda row: -1 if row["B"] is None else row["B"])
     results[args.part] = record
     path.write_text(json.dumps(results, indent=1, default=float) + "\n")
     (args.output_dir / "low_rank.md").write_text(markdown(results))

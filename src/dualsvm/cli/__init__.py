@@ -14,6 +14,8 @@
     dualsvm plot [-o OUT] TRACE                (convergence curves of a --trace file)
     dualsvm convert FILE... DIR [--block-mb N] [--poly2] [--keep-order]   (an on-disk dataset)
     dualsvm train DIR --memory MB [--method dcl|bm|sbm] [--checkpoint PATH [--resume]]
+    dualsvm train --rank B [-t 0..3 -g -d -r] [options] FILE|DIR [MODEL]   (a low-rank kernel
+                                                model: LIBLINEAR's -s 1|3 on a Nystroem map)
     dualsvm train DIR --scheduler ADDRESS | --workers N [--partitions K] [--local-epochs N] [--sigma S]
     dualsvm scale [-l L] [-u U] [-y YL YU] [-s SAVE | -r RESTORE] FILE   (svm-scale, to stdout)
     dualsvm checkdata FILE                     (every problem of a LIBSVM file, by line)
@@ -22,7 +24,7 @@
     dualsvm easy TRAIN [TEST]                  (easy.py: scale, grid, train, predict)
 
 One module per subcommand (:mod:`.train`, :mod:`.train_kernel` and
-:mod:`.train_disk`, :mod:`.train_dask`, :mod:`.predict`, :mod:`.export`,
+:mod:`.train_disk`, :mod:`.train_low_rank`, :mod:`.train_dask`, :mod:`.predict`, :mod:`.export`,
 :mod:`.text_models`, :mod:`.convert`, :mod:`.plot`, :mod:`.demo`, :mod:`.scale`,
 :mod:`.checkdata`, :mod:`.grid`, :mod:`.easy`), imported only by
 the command that runs, to keep start-up short; :mod:`.parser` holds the options,

@@ -28,8 +28,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels import make_kernel
-from ..training.low_rank import (MAP_TILE_BYTES, LowRankFit, NystroemMap, basis_size,
-                                 check_low_rank_kernel, nystroem_map, uniform_basis)
+from ..kernels.functions import gamma_value, moments_variance
+from ..training.low_rank import (LowRankFit, NystroemMap, basis_size,
+                                 check_low_rank_kernel, map_tile_rows, nystroem_map,
+                                 uniform_basis)
 from .format import Block, DiskDataset, block_nbytes
 from .training import fit, two_label_dataset
 
@@ -91,7 +93,7 @@ class MappedDataset:
         (CSR, k values a row), the block as read, and two tiles of kernel values (the
         dot products and the kernel values of :meth:`NystroemMap.transform`'s tiles)."""
         B = self.mapping.components.shape[0]
-        tile_rows = max(1, MAP_TILE_BYTES // (8 * B))
+        tile_rows = map_tile_rows(B)
         return max((block_nbytes(b["n_rows"], b["n_rows"] * self.n_features)
                     + block_nbytes(b["n_rows"], b["nnz"]) + 2 * 8 * min(b["n_rows"], tile_rows) * B
                     for b in self.dataset.blocks), default=0)
@@ -151,19 +153,14 @@ def basis_rows(dataset, indices, variance=False):
     Z.sort_indices()
     if not variance:
         return Z, None
-    entries = dataset.n_samples * dataset.n_features
-    mean = total / entries  # as make_kernel's, over the entries, the zeros included
-    return Z, squares / entries - mean * mean
+    # as make_kernel's, over the entries, the zeros included
+    return Z, moments_variance(dataset.n_samples * dataset.n_features, total, squares)
 
 
 def resolved_gamma(gamma, n_features, variance):
-    """make_kernel's 'scale' and 'auto' from the variance of the data read on disk; a
-    number as given."""
-    if isinstance(gamma, str) and gamma == "scale":
-        return 1.0 / (n_features * variance) if variance > 0 else 1.0
-    if isinstance(gamma, str) and gamma == "auto":
-        return 1.0 / n_features if n_features else 1.0
-    return gamma
+    """make_kernel's 'scale' and 'auto' (:func:`~dualsvm.kernels.functions.gamma_value`)
+    from the variance of the data read on disk; a number as given."""
+    return gamma_value(gamma, n_features, variance) if isinstance(gamma, str) else gamma
 
 
 def fit_low_rank(dataset, *, n_components=256, kernel="rbf", gamma="scale", degree=3,
