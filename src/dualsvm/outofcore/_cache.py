@@ -133,8 +133,7 @@ class RowCache(BoxDual):
 
     def take_in(self, block, problem, selected, alpha, active_rows, state):
         """Replace cached rows by rows ``selected`` of ``block``, in a random order
-        (``state``: a kernel random state); returns the positions of the live rows
-        afterwards (:meth:`live_rows`).
+        (``state``: a kernel random state); returns how many came in.
 
         The cached a_i go back to ``alpha`` first. Leaving: the rows not in
         ``active_rows`` (positions in the cache) and the rows of ``block`` (it
@@ -144,12 +143,13 @@ class RowCache(BoxDual):
         live ones leave until the new rows fit with SLACK of the capacity to
         spare, so one compaction (a move of the whole cache) serves several blocks.
         """
-        self.size, self.nnz, live = _take_in(
+        before = self.size
+        self.size, self.nnz = _take_in(
             np.asarray(active_rows, dtype=np.int64), self.size, self.nnz, self.data,
             self.indices, self.indptr, self.values, self.row_id, alpha, block.first_row,
             block.data, block.indices, block.indptr, np.array(selected, dtype=np.int64),
             problem.y, problem.q_diag, problem.diag, problem.upper_bound, problem.C, state)
-        return live
+        return self.size - before
 
 
 @njit(cache=True, nogil=True)
@@ -183,29 +183,25 @@ def _compact(keep, size, data, indices, indptr, values, row_id):
 def _take_in(active_rows, size, nnz, data, indices, indptr, values, row_id, alpha, first_row,
              b_data, b_indices, b_indptr, selected, y, q_diag, diag, upper_bound, cost, state):
     n_rows = b_indptr.shape[0] - 1
-    # active_rows comes shuffled by the sweeps: only the flags are set in its
-    # order; the rows' arrays are then read once, in cache order
-    keep = np.zeros(size, dtype=np.bool_)
-    for k in range(active_rows.shape[0]):
-        keep[active_rows[k]] = True
-    kept_rows = kept_nnz = 0
     for i in range(size):
-        row = row_id[i]
-        if row >= 0:
-            alpha[row] = values[ALPHA, i]
-            if keep[i] and (row < first_row or row >= first_row + n_rows):
-                kept_rows += 1
-                kept_nnz += indptr[i + 1] - indptr[i]
-                continue
-        keep[i] = False
-        row_id[i] = -1
+        if row_id[i] >= 0:
+            alpha[row_id[i]] = values[ALPHA, i]
+    keep = np.zeros(size, dtype=np.bool_)
+    kept_rows = kept_nnz = 0
+    for k in range(active_rows.shape[0]):
+        i = active_rows[k]
+        if row_id[i] >= 0 and (row_id[i] < first_row or row_id[i] >= first_row + n_rows):
+            keep[i] = True
+            kept_rows += 1
+            kept_nnz += indptr[i + 1] - indptr[i]
+    for i in range(size):
+        if not keep[i]:
+            row_id[i] = -1
     new_nnz = 0
     for i in selected:
         new_nnz += b_indptr[i + 1] - b_indptr[i]
     rows_cap, nnz_cap = row_id.shape[0], data.shape[0]
-    old_size = size
-    compacted = size + selected.shape[0] > rows_cap or nnz + new_nnz > nnz_cap
-    if compacted:
+    if size + selected.shape[0] > rows_cap or nnz + new_nnz > nnz_cap:
         need_rows = kept_rows + selected.shape[0] - int((1.0 - SLACK) * rows_cap)
         need_nnz = kept_nnz + new_nnz - int((1.0 - SLACK) * nnz_cap)
         i = 0
@@ -218,21 +214,8 @@ def _take_in(active_rows, size, nnz, data, indices, indptr, values, row_id, alph
         size, nnz = _compact(keep, size, data, indices, indptr, values, row_id)
     shuffle_prefix(selected, selected.shape[0], state)
     block_alpha = alpha[first_row:first_row + n_rows]
-    size, nnz = _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices,
-                        b_indptr, selected, y, q_diag, diag, upper_bound, cost, block_alpha,
-                        first_row)
-    if compacted:  # only live rows are left, in order
-        return size, nnz, np.arange(size)
-    live = np.empty(kept_rows + size - old_size, dtype=np.int64)
-    count = 0
-    for i in range(old_size):
-        if keep[i]:
-            live[count] = i
-            count += 1
-    for i in range(old_size, size):
-        live[count] = i
-        count += 1
-    return size, nnz, live
+    return _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices,
+                   b_indptr, selected, y, q_diag, diag, upper_bound, cost, block_alpha, first_row)
 
 
 @njit(cache=True, nogil=True)
