@@ -243,8 +243,9 @@ class ModePolicy:
         if self.fused_from is not None:
             return f"cached, fused from set {self.fused_from} (measured faster: {rates})"
         times = len(self.comparisons)
+        during = "" if self.phase == "cached" else f"; done during comparison {times + 1}"
         return (f"cached (fused measured slower {times} time{'s' if times > 1 else ''}; "
-                f"at set {at}: {rates})")
+                f"at set {at}: {rates}{during})")
 
 
 def fused_working_set_size(n_samples, cache_bytes):
