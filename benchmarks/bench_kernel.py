@@ -241,7 +241,8 @@ def warm_up(solvers, dualsvm_solvers):
         except (ValueError, TypeError) as exc:
             log(f"dualsvm solver {solver!r} skipped: {type(exc).__name__}: {exc}")
             continue
-        known.append(solver)
+        if solver in dualsvm_solvers:  # smo and ws are warmed for SVC(solver='auto')
+            known.append(solver)
     for kernel in ("rbf", "sigmoid"):  # the peers' first-call costs (imports, ctypes)
         fit_libsvm(y, X, libsvm_options(kernel, 1.0, 0.2))
         if "onedal" in solvers:
@@ -634,7 +635,7 @@ def parse(argv):
     parser.add_argument("--solver", default="auto", help="dualsvm's SVC(solver=...)")
     parser.add_argument("--dualsvm-solvers", default=None,
                         help="comma-separated dualsvm solvers timed beside SVC(solver=--solver)"
-                             " (tuned part: default smo,ws; default part: none); a name this "
+                             " (tuned part: default smo,ws; default part: none; 'none': none); a name this "
                              "dualsvm does not know is skipped with a message")
     parser.add_argument("--one-thread", action="store_true",
                         help="also dualsvm on one thread and ThunderSVM with -o 1")
@@ -690,7 +691,8 @@ def main(argv=None):
         write_results(args.params.parent, args.params.stem, record)
         return
 
-    dualsvm_solvers = (args.dualsvm_solvers.split(",") if args.dualsvm_solvers
+    dualsvm_solvers = ([] if args.dualsvm_solvers == "none"
+                       else args.dualsvm_solvers.split(",") if args.dualsvm_solvers
                        else ["smo", "ws"] if tuned else [])
     solvers = list(dict.fromkeys(["dualsvm", "libsvm", *args.solvers]))
     if args.one_thread:
