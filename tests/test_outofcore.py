@@ -1,9 +1,11 @@
 """Out-of-core training: the block format, its converter, and the three solvers."""
 
+import gc
 import gzip
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -15,10 +17,13 @@ from sklearn.preprocessing import PolynomialFeatures
 from dualsvm.exceptions import DataError
 from dualsvm.outofcore import DiskDataset, fit
 from dualsvm.outofcore import convert
-from dualsvm.outofcore.solvers import BlockMinimization, DiskProblem, Prefetcher
+from dualsvm.outofcore._cache import RowCache
+from dualsvm.outofcore.solvers import (BlockMinimization, DiskProblem, DualCachedLoops,
+                                      Prefetcher)
 from dualsvm.outofcore.training import load_checkpoint
 from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, Stopping, run_epochs
+from dualsvm.solvers.rng import new_state
 
 
 def in_memory_primal(X, y, positive, loss, C=1.0, bias="augmented"):
@@ -345,6 +350,111 @@ def test_prefetcher_threads_hand_blocks_over_in_order(heart):
         for _, number in prefetcher:
             got.append(number)
     assert got == order[:5].tolist()
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_dcl_screening_follows_the_epsilon_rule(heart, loss):
+    """The compiled screen of a block: the rows, projected-gradient range and loss of
+    the rule's definition, written out in NumPy (a_i at 0, at U_i and free; U_i = 0)."""
+    rng = np.random.default_rng(0)
+    problem = DiskProblem(heart, 1.0, C=0.5, class_weight={-1.0: 0.0}, loss=loss)
+    solver = DualCachedLoops(problem, 1e-3, memory=4 * problem.block_nbytes, epsilon=0.05,
+                             random_state=np.random.default_rng(0))
+    solver.w = rng.normal(scale=0.3, size=problem.n_weights)
+    kept = rows = 0
+    for proposed in (None, rng.normal(scale=0.3, size=problem.n_weights)):
+        solver.proposed = proposed
+        for block in heart.iter_blocks():
+            bp = problem.block_problem(block)
+            upper = np.where(np.isinf(bp.upper_bound), 1.0, bp.upper_bound)
+            alpha = rng.choice(3, block.n_rows) * 0.5 * upper
+            solver.alpha[block.rows] = alpha
+            _, selected, high, low, loss_sum = solver._screen(block)
+            g = bp.gradient(alpha, bp.decision(solver.w))
+            at_lower, at_upper = alpha == 0.0, alpha >= bp.upper_bound
+            pg = np.where(at_lower, np.minimum(g, 0.0), np.where(at_upper, np.maximum(g, 0.0), g))
+            easy = ((at_lower & (g > 0.05)) | (at_upper & (g < -0.05))
+                    | (bp.upper_bound == 0))
+            assert np.array_equal(selected, np.flatnonzero(~easy))
+            assert (high, low) == (pg.max(initial=0.0), pg.min(initial=0.0))
+            assert loss_sum == (0.0 if proposed is None else bp.loss_of(proposed))
+            kept, rows = kept + len(selected), rows + block.n_rows
+    assert 0.2 * rows < kept < 0.8 * rows  # the rule kept some rows and dropped others
+
+
+def test_row_cache_take_in_returns_its_live_rows(heart):
+    """take_in hands back live_rows(), whether it compacted the cache or not, and the
+    rows it holds are the block's selected rows after the kept ones."""
+    rng = np.random.default_rng(0)
+    problem = DiskProblem(heart, 1.0)
+    cache = RowCache.for_budget(3 * heart.max_block_nbytes, heart.nnz / heart.n_samples,
+                                problem.augmented_value, problem.bias)
+    alpha = rng.random(heart.n_samples)
+    state = new_state(np.random.default_rng(0))
+    live = cache.live_rows()
+    compacted = appended = 0
+    for block in heart.iter_blocks(rng.permutation(heart.n_blocks)):
+        bp = problem.block_problem(block)
+        selected = np.flatnonzero(rng.random(block.n_rows) < 0.7)
+        active = rng.permutation(live)[:max(len(live) - 2, 0)]  # two rows shrunk out
+        kept = cache.row_id[np.sort(active)]
+        kept = kept[(kept < block.first_row) | (kept >= block.first_row + block.n_rows)]
+        before = cache.size
+        live = cache.take_in(block, bp, selected, alpha, active, state)
+        assert np.array_equal(live, cache.live_rows())
+        ids = cache.row_id[live]
+        if cache.size < before + len(selected):
+            compacted += 1
+        else:
+            appended += 1
+            assert np.array_equal(ids[:len(kept)], kept)
+        assert np.array_equal(np.sort(ids[len(ids) - len(selected):]),
+                              block.first_row + selected)
+    assert compacted and appended
+
+
+def _reader_threads():
+    return {t for t in threading.enumerate() if t.name.startswith("dualsvm-reader")}
+
+
+def test_reader_threads_serve_every_pass_and_end_with_the_solver(heart):
+    """A solver's reader threads are started once for all its passes; fit stops them,
+    and so does collecting a solver driven by hand. A Prefetcher whose pass was left
+    unfinished starts afresh."""
+    for method, readers in (("dcl", 1), ("bm", 2)):
+        seen = []
+        fit(heart, method=method, memory=10 * DiskProblem(heart, 1.0).block_nbytes / 2**20,
+            max_iter=4, gap_tol=None, random_state=0,
+            callback=lambda record: seen.append(_reader_threads()))
+        assert len(seen) == 4 and all(threads == seen[0] for threads in seen)
+        assert len(seen[0]) == readers
+        assert not _reader_threads()
+    problem = DiskProblem(heart, 1.0)
+    solver = DualCachedLoops(problem, 1e-3, memory=4 * problem.block_nbytes,
+                             random_state=np.random.default_rng(0))
+    solver.epoch()
+    solver.epoch()
+    (thread,) = _reader_threads()
+    del solver
+    gc.collect()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    prefetcher = Prefetcher(heart, None, None, 2)
+    for order in ([3, 1, 2, 0], [5, 4]):
+        prefetcher.begin(order, lambda block: block.number)
+        got = []
+        while True:
+            try:
+                got.append(prefetcher.get()[1])
+            except StopIteration:
+                break
+        assert got == order
+    prefetcher.begin([0, 1, 2, 3], lambda block: block.number)
+    assert prefetcher.get()[1] == 0
+    prefetcher.begin([6, 7], lambda block: block.number)  # the first pass left unfinished
+    assert [prefetcher.get()[1], prefetcher.get()[1]] == [6, 7]
+    prefetcher.close()
+    assert not _reader_threads()
 
 
 def test_block_minimization_with_two_readers_is_deterministic(heart, load):

@@ -20,7 +20,7 @@ from ..solvers.rng import shuffle_prefix
 #: Rows of ``RowCache.values``.
 Y, Q_DIAG, DIAG, UPPER, COST, ALPHA = range(6)
 #: Bytes a cached row costs besides its non-zeros: its indptr entry, row_id, the
-#: six per-row values and an entry of the DCD kernel's index array.
+#: six per-row values and an entry of the live-row index (the DCD sweeps' order).
 ROW_BYTES = 8 + 8 + 6 * 8 + 8
 NNZ_BYTES = 12  # float64 value + int32 column index
 #: Share of the capacity left free when RowCache.take_in compacts.
@@ -42,6 +42,7 @@ class RowCache(BoxDual):
         self.indptr = np.zeros(self.rows_cap + 1, dtype=np.int64)
         self.row_id = np.empty(self.rows_cap, dtype=np.int64)
         self.values = np.empty((6, self.rows_cap))
+        self.live = np.empty(self.rows_cap, dtype=np.int64)  # take_in's answer
         self.size = 0
         self.nnz = 0
         self.augmented_value = augmented_value
@@ -133,7 +134,9 @@ class RowCache(BoxDual):
 
     def take_in(self, block, problem, selected, alpha, active_rows, state):
         """Replace cached rows by rows ``selected`` of ``block``, in a random order
-        (``state``: a kernel random state); returns how many came in.
+        (``state``: a kernel random state); returns the positions of the live rows
+        afterwards (:meth:`live_rows`), a view of a buffer the next call overwrites
+        (``active_rows`` may be one: it is read before that).
 
         The cached a_i go back to ``alpha`` first. Leaving: the rows not in
         ``active_rows`` (positions in the cache) and the rows of ``block`` (it
@@ -143,13 +146,15 @@ class RowCache(BoxDual):
         live ones leave until the new rows fit with SLACK of the capacity to
         spare, so one compaction (a move of the whole cache) serves several blocks.
         """
-        before = self.size
-        self.size, self.nnz = _take_in(
+        # the compiled part returns numbers only: boxing an array it made runs Python
+        # (Numba unpickles the array's type), where a Ctrl-C became a SystemError
+        self.size, self.nnz, n_live = _take_in(
             np.asarray(active_rows, dtype=np.int64), self.size, self.nnz, self.data,
             self.indices, self.indptr, self.values, self.row_id, alpha, block.first_row,
             block.data, block.indices, block.indptr, np.array(selected, dtype=np.int64),
-            problem.y, problem.q_diag, problem.diag, problem.upper_bound, problem.C, state)
-        return self.size - before
+            problem.y, problem.q_diag, problem.diag, problem.upper_bound, problem.C, state,
+            self.live)
+        return self.live[:n_live]
 
 
 @njit(cache=True, nogil=True)
@@ -181,27 +186,32 @@ def _compact(keep, size, data, indices, indptr, values, row_id):
 
 @njit(cache=True, nogil=True)
 def _take_in(active_rows, size, nnz, data, indices, indptr, values, row_id, alpha, first_row,
-             b_data, b_indices, b_indptr, selected, y, q_diag, diag, upper_bound, cost, state):
+             b_data, b_indices, b_indptr, selected, y, q_diag, diag, upper_bound, cost, state,
+             live):
     n_rows = b_indptr.shape[0] - 1
-    for i in range(size):
-        if row_id[i] >= 0:
-            alpha[row_id[i]] = values[ALPHA, i]
+    # active_rows comes shuffled by the sweeps: only the flags are set in its
+    # order; the rows' arrays are then read once, in cache order
     keep = np.zeros(size, dtype=np.bool_)
-    kept_rows = kept_nnz = 0
     for k in range(active_rows.shape[0]):
-        i = active_rows[k]
-        if row_id[i] >= 0 and (row_id[i] < first_row or row_id[i] >= first_row + n_rows):
-            keep[i] = True
-            kept_rows += 1
-            kept_nnz += indptr[i + 1] - indptr[i]
+        keep[active_rows[k]] = True
+    kept_rows = kept_nnz = 0
     for i in range(size):
-        if not keep[i]:
-            row_id[i] = -1
+        row = row_id[i]
+        if row >= 0:
+            alpha[row] = values[ALPHA, i]
+            if keep[i] and (row < first_row or row >= first_row + n_rows):
+                kept_rows += 1
+                kept_nnz += indptr[i + 1] - indptr[i]
+                continue
+        keep[i] = False
+        row_id[i] = -1
     new_nnz = 0
     for i in selected:
         new_nnz += b_indptr[i + 1] - b_indptr[i]
     rows_cap, nnz_cap = row_id.shape[0], data.shape[0]
-    if size + selected.shape[0] > rows_cap or nnz + new_nnz > nnz_cap:
+    old_size = size
+    compacted = size + selected.shape[0] > rows_cap or nnz + new_nnz > nnz_cap
+    if compacted:
         need_rows = kept_rows + selected.shape[0] - int((1.0 - SLACK) * rows_cap)
         need_nnz = kept_nnz + new_nnz - int((1.0 - SLACK) * nnz_cap)
         i = 0
@@ -214,8 +224,19 @@ def _take_in(active_rows, size, nnz, data, indices, indptr, values, row_id, alph
         size, nnz = _compact(keep, size, data, indices, indptr, values, row_id)
     shuffle_prefix(selected, selected.shape[0], state)
     block_alpha = alpha[first_row:first_row + n_rows]
-    return _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices,
-                   b_indptr, selected, y, q_diag, diag, upper_bound, cost, block_alpha, first_row)
+    size, nnz = _append(size, nnz, data, indices, indptr, values, row_id, b_data, b_indices,
+                        b_indptr, selected, y, q_diag, diag, upper_bound, cost, block_alpha,
+                        first_row)
+    kept_end = 0 if compacted else old_size  # compacted: only live rows are left
+    count = 0
+    for i in range(kept_end):
+        if keep[i]:
+            live[count] = i
+            count += 1
+    for i in range(kept_end, size):
+        live[count] = i
+        count += 1
+    return size, nnz, count
 
 
 @njit(cache=True, nogil=True)

@@ -228,14 +228,20 @@ class DiskDataset:
         """A function ``read(k) -> Block``; use one per thread."""
         decompress = _decompressor(self.compression)
         handle = open(self.data_path, "rb")
+        # One buffer, grown as needed, for the compressed bytes of every block this
+        # reader reads: a fresh one per block cost its pages' first touch each time.
+        buffer = [memoryview(bytearray(0))]
 
         def read(k):
             entry = self.blocks[k]
             where = f"block {k} of {self.data_path}"
+            if len(buffer[0]) < entry["size"]:
+                buffer[0] = memoryview(bytearray(entry["size"]))
+            raw = buffer[0][:entry["size"]]
             handle.seek(entry["offset"])
-            raw = handle.read(entry["size"])
-            if len(raw) != entry["size"]:
-                raise DataError(f"{where}: truncated ({len(raw)} of {entry['size']} bytes)")
+            got = handle.readinto(raw)
+            if got != entry["size"]:
+                raise DataError(f"{where}: truncated ({got} of {entry['size']} bytes)")
             if zlib.crc32(raw) != entry["crc32"]:
                 raise DataError(f"{where}: corrupted (checksum mismatch)")
             n_rows, nnz = entry["n_rows"], entry["nnz"]

@@ -49,12 +49,16 @@ Memory: rows held by the solver at once (blocks being read ahead by the reader
 threads, the sub-problem or cache) stay within ``memory`` bytes.
 """
 
+import functools
 import queue
 import threading
 import time
+import weakref
 
 import numpy as np
+from numba import njit
 
+from ..data.rows import row_dot
 from ..problems.linear import DualProblem
 from ..problems.objectives import dual_terms, relative_gap
 from ..solvers._dcd_jit import dcd_epoch
@@ -182,49 +186,83 @@ class Prefetcher:
     the consumer when it reaches that block. Reading (file I/O, CRC, zstd/zlib)
     and DualProblem's compiled parts release the GIL, so these threads run
     truly in parallel with a compiled trainer and with each other.
+
+    Made with ``order`` None, it serves one pass per :meth:`begin` (``order`` and
+    ``prepare`` of that pass), its threads, open files and decompressors kept from
+    pass to pass: starting them cost each pass of a small data set a share of its time.
+    Between passes the threads hold no reference to ``prepare`` (a solver's method),
+    so an owner that is collected can close them (``weakref.finalize``).
     """
 
     def __init__(self, dataset, order, prepare, readers=1):
+        self.dataset = dataset
+        self.readers = max(1, min(int(readers), dataset.n_blocks or 1))
+        self.threads = []
+        self.one_pass = order is not None
+        self.position = self.count = 0  # of the next block the consumer gets, of the pass
+        self.block_seconds = 0.0  # reading and preparing the last block took this long
+        if order is not None:
+            self.begin(order, prepare)
+
+    def begin(self, order, prepare):
+        """Start a pass: the blocks of ``order``, each with ``prepare(block)``."""
         order = list(order)
-        self.readers = max(1, min(int(readers), len(order) or 1))
+        if self.position < self.count or not all(t.is_alive() for t in self.threads):
+            self.close()  # a pass left unfinished (an error), or a thread ended by one
+        if not self.threads:
+            self._start()
+        self.position, self.count = 0, len(order)
+        self.block_seconds = 0.0
+        for j in range(self.readers):
+            self.jobs[j].put((order[j::self.readers], prepare))
+
+    def _start(self):
+        self.jobs = [queue.SimpleQueue() for _ in range(self.readers)]
         self.queues = [queue.Queue(maxsize=1) for _ in range(self.readers)]
         self.taken = [threading.Event() for _ in range(self.readers)]
         for event in self.taken:
             event.set()
         self.stopped = threading.Event()
-        self.finished = False
-        self.position = 0  # of the next block the consumer gets
-        self.count = len(order)
-        self.block_seconds = 0.0  # reading and preparing the last block took this long
-        self.threads = [
-            threading.Thread(target=self._work, args=(j, dataset, order[j::self.readers], prepare),
-                             name=f"dualsvm-reader-{j}", daemon=True)
-            for j in range(self.readers)]
+        self.threads = [threading.Thread(target=self._work, args=(j,),
+                                         name=f"dualsvm-reader-{j}", daemon=True)
+                        for j in range(self.readers)]
         for thread in self.threads:
             thread.start()
 
-    def _work(self, j, dataset, order, prepare):
-        read = dataset.reader()
+    def _work(self, j):
+        read = self.dataset.reader()
+        jobs, stopped = self.jobs[j], self.stopped
+        try:
+            while not stopped.is_set():
+                job = jobs.get()
+                if job is None or not self._serve(j, read, *job):
+                    return
+                job = None  # holds prepare: none between passes
+        finally:
+            read.close()
+
+    def _serve(self, j, read, order, prepare):
+        """Thread j's share of a pass; False when stopped or after an error."""
         taken = self.taken[j]
         try:
             for k in order:
                 while not taken.wait(0.05):  # the last block is still queued
                     if self.stopped.is_set():
-                        return
+                        return False
                 if self.stopped.is_set():
-                    return
+                    return False
                 began = time.perf_counter()
                 block = read(k)
                 item = (block, prepare(block))
                 self.block_seconds = (time.perf_counter() - began) / self.readers
                 taken.clear()
                 if not self._put(j, item):
-                    return
+                    return False
                 block = item = None
         except BaseException as error:  # handed to the consumer
             self._put(j, error)
-        finally:
-            read.close()
+            return False
+        return True
 
     def _put(self, j, item):
         while not self.stopped.is_set():
@@ -238,10 +276,11 @@ class Prefetcher:
     def get(self, wait=True):
         """The next (block, problem); None if ``wait`` is False and none is ready.
 
-        Raises StopIteration after the last block.
+        Raises StopIteration after the last block (closing a one-pass Prefetcher).
         """
-        if self.finished or self.position >= self.count:
-            self.close()
+        if self.position >= self.count:
+            if self.one_pass:
+                self.close()
             raise StopIteration
         j = self.position % self.readers
         try:
@@ -263,22 +302,38 @@ class Prefetcher:
                 except StopIteration:
                     return
         finally:
+            self.end_pass()
+
+    def end_pass(self):
+        """After a pass: close a one-pass Prefetcher, or one whose pass was left
+        unfinished (its threads may hold blocks); keep the others' threads."""
+        if self.one_pass or self.position < self.count:
             self.close()
 
     def close(self):
+        """Stop and join the threads (the next :meth:`begin` starts new ones)."""
+        if not self.threads:
+            return
         self.stopped.set()
-        self.finished = True
+        for jobs in self.jobs:
+            jobs.put(None)
+        current = threading.current_thread()
         for thread in self.threads:
-            thread.join()
+            if thread is not current:  # a finalizer may run in a reader thread
+                thread.join()
+        self.threads = []
+        self.position = self.count = 0
 
 
+@functools.cache
 def _return_freed_blocks_to_the_os():
     """Make glibc map every allocation above 128 KiB with mmap, so a freed block
     leaves the process at once.
 
     By default glibc raises that threshold after each such free (up to 32 MiB)
     and then serves blocks from heaps that keep freed memory: SBM's peak RSS then
-    crept ever further above its budget.
+    crept ever further above its budget. Once a process: the setting lasts, and
+    finding libc runs ``ldconfig``, a few ms per fit.
     """
     import ctypes
     import ctypes.util
@@ -334,6 +389,7 @@ class _DiskSolver:
         self.model_w = self.w.copy()
         self.model_primal = self.dual = np.nan
         self._loss = self._waited = self._started = 0.0
+        self._reader = None  # the Prefetcher of the passes, made by the first
 
     def resume_state(self):
         """(JSON values, arrays) that, with alpha and w, let a new solver go on exactly as
@@ -396,13 +452,23 @@ class _DiskSolver:
             self.model_w = np.array(w, dtype=np.float64)
 
     def _begin_pass(self, prepare):
-        """Start a pass: a Prefetcher of (block, prepare(block)) in a new random order."""
+        """Start a pass: the solver's Prefetcher, on (block, prepare(block)) in a new
+        random order (end it with ``end_pass``)."""
         self._loss = self._waited = 0.0
         self._w_sum[:] = 0.0
         self._w_count = 0
         self._started = time.perf_counter()
         order = self.generator.permutation(self.problem.dataset.n_blocks)
-        return Prefetcher(self.problem.dataset, order, prepare, self.readers)
+        if self._reader is None:  # one for all passes; closed with the solver
+            self._reader = Prefetcher(self.problem.dataset, None, None, self.readers)
+            weakref.finalize(self, self._reader.close)
+        self._reader.begin(order, prepare)
+        return self._reader
+
+    def close(self):
+        """Stop the reader threads (they are also stopped when the solver is collected)."""
+        if self._reader is not None:
+            self._reader.close()
 
     def _sample_w(self):
         """Add the w of this moment to the mean that makes the next proposed model."""
@@ -495,11 +561,10 @@ class BlockMinimization(_DiskSolver):
         try:
             while True:
                 try:
-                    block, block_problem = self._get(reader)
+                    block, (block_problem, loss) = self._get(reader)
                 except StopIteration:
                     break
-                if self.proposed is not None:  # each row's loss once a pass
-                    self._loss += block_problem.loss_of(self.proposed)
+                self._loss += loss
                 if not buffer.room_for(block):
                     self._solve()
                 # SBM: the rows kept from earlier groups are in the buffer already
@@ -511,16 +576,18 @@ class BlockMinimization(_DiskSolver):
             if buffer.size > np.count_nonzero(self.kept):
                 self._solve()
         finally:
-            reader.close()
+            reader.end_pass()
         self.last_violation = self.violation
         self._end_pass()
         return self.violation <= self.tol
 
     def _prepare(self, block):
-        """Reader side: the block's problem; its D_ii for the dual."""
+        """Reader side: the block's problem, its D_ii for the dual, and the proposed
+        model's loss on its rows (each row's once a pass)."""
         block_problem = self.problem.block_problem(block)
         self.row_diag[block.rows] = block_problem.diag
-        return block_problem
+        loss = 0.0 if self.proposed is None else block_problem.loss_of(self.proposed)
+        return block_problem, loss
 
     def _solve(self):
         """DCD on the buffer's rows; then keep (SBM) or drop them."""
@@ -610,18 +677,15 @@ class DualCachedLoops(_DiskSolver):
         range with the w of the moment (a racy read), and the proposed model's loss."""
         block_problem = self.problem.block_problem(block)
         self.row_diag[block.rows] = block_problem.diag
-        alpha = self.alpha[block.rows]
-        decision = block_problem.decision(self.w)
-        g = block_problem.gradient(alpha, decision)
-        upper = block_problem.upper_bound
-        at_lower, at_upper = alpha == 0.0, alpha >= upper
-        pg = np.where(at_lower, np.minimum(g, 0.0), np.where(at_upper, np.maximum(g, 0.0), g))
-        easy = (at_lower & (g > self.epsilon)) | (at_upper & (g < -self.epsilon)) | (upper == 0)
-        selected = np.flatnonzero(~easy)
-        loss = (0.0 if self.proposed is None
-                else block_problem.loss_of(self.proposed))
-        return (block_problem, selected, float(pg.max(initial=0.0)), float(pg.min(initial=0.0)),
-                loss)
+        proposed = self.proposed
+        selected = np.empty(block.n_rows, dtype=np.int64)
+        count, high, low, loss = _screen_rows(
+            block_problem.rows, block.n_rows, self.w, self.w if proposed is None else proposed,
+            proposed is not None, block_problem.augmented_value, block_problem.y,
+            block_problem.C, block_problem.diag, block_problem.upper_bound,
+            self.alpha[block.rows], self.epsilon, block_problem.loss == "squared_hinge",
+            selected)
+        return block_problem, selected[:count], high, low, loss
 
     def _sweep(self, index, active, shrink):
         """One DCD epoch over the cached rows index[:active]; times a row update."""
@@ -675,18 +739,55 @@ class DualCachedLoops(_DiskSolver):
                 pg_max, pg_min = max(pg_max, high), min(pg_min, low)
                 self._loss += loss
                 # the epsilon rule dropped index[active:]
-                cache.take_in(block, block_problem, selected, self.alpha, index[:active],
-                              self.state)
+                index = cache.take_in(block, block_problem, selected, self.alpha,
+                                      index[:active], self.state)
                 budget += self.updates_per_row * len(selected)
                 fresh = fresh or len(selected) > 0
-                index = cache.live_rows()
                 active = len(index)
                 item = block = block_problem = None
         finally:
-            reader.close()
+            reader.end_pass()
             cache.store(self.alpha)
         self.active_size = self.cache_size = len(cache.live_rows())
         swept = 0.0 if not active or fresh else sweep_violation
         self.violation = max(pg_max - pg_min, swept)
         self._end_pass()
         return pg_max - pg_min <= self.tol and not fresh and swept <= self.tol
+
+
+@njit(cache=True, nogil=True)
+def _screen_rows(rows, n, w, proposed, with_proposed, bias, y, cost, diag, upper, alpha,
+                 epsilon, squared, selected):
+    """DCL's screening of a block's rows 0..n-1, in one pass over them.
+
+    With G_i = y_i w'x_i - 1 + D_ii a_i: row i is informative unless U_i = 0, or
+    a_i = 0 and G_i > epsilon, or a_i >= U_i and G_i < -epsilon; the informative
+    rows' positions go to ``selected``. Returns (how many, the largest and the
+    smallest projected gradient, 0 included, and the loss sum_i C_i loss(y_i v'x_i)
+    of ``proposed`` v when ``with_proposed``, else 0): the sums of ``decisions``,
+    ``DualProblem.gradient`` and ``loss_of_rows``, term for term.
+    """
+    count = 0
+    high = low = loss = 0.0
+    for i in range(n):
+        a = alpha[i]  # once: the trainer may write alpha meanwhile
+        g = y[i] * row_dot(rows, i, w, bias) - 1.0 + diag[i] * a
+        if a == 0.0:
+            pg = min(g, 0.0)
+            easy = g > epsilon
+        elif a >= upper[i]:
+            pg = max(g, 0.0)
+            easy = g < -epsilon
+        else:
+            pg = g
+            easy = False
+        high = max(high, pg)
+        low = min(low, pg)
+        if not (easy or upper[i] == 0.0):
+            selected[count] = i
+            count += 1
+        if with_proposed:
+            slack = 1.0 - y[i] * row_dot(rows, i, proposed, bias)
+            if slack > 0.0:
+                loss += cost[i] * (slack * slack if squared else slack)
+    return count, high, low, loss

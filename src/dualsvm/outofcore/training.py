@@ -21,13 +21,14 @@ saved) and ``dcl`` (whose two threads race) go on from alpha and w to the same
 optimum by another path.
 """
 
+import functools
 import json
 import os
 import time
 import zlib
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..data.atomic_files import atomic_write
 from ..data.validation import balanced_class_weight, random_generator
@@ -152,13 +153,23 @@ def _run(solver, problem, stopping, saver, done_passes):
     ``done_passes`` of the checkpoint resumed from."""
     # The reader thread and the trainer use the cores; an idle BLAS thread pool
     # would spin on one of them after every dot product over n (up to a whole core).
-    with threadpool_limits(1, user_api="blas"):
-        result = run_epochs(solver, problem, stopping)
+    try:
+        with _thread_pools().limit(limits=1, user_api="blas"):
+            result = run_epochs(solver, problem, stopping)
+    finally:
+        solver.close()
     if saver is not None:
         saver.save()
     for record in result.history:
         record["epoch"] += done_passes
     return result
+
+
+@functools.cache
+def _thread_pools():
+    """The process's thread pools, found once: finding them (threadpool_limits does it
+    at every call) scans the loaded libraries, a few ms per fit."""
+    return ThreadpoolController()
 
 
 def _check_options(method, memory, method_options):
