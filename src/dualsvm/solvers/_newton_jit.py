@@ -1,7 +1,8 @@
-"""The compiled steps of the Newton method for the L2-loss SVC primal
-(:mod:`dualsvm.solvers.newton`): its Hessian-vector product and the conjugate
-gradients that solve for the Newton direction (a Python loop of small vector
-operations costs more than the products on a small problem).
+"""The compiled Newton iteration for the L2-loss SVC primal
+(:mod:`dualsvm.solvers.newton`): its Hessian-vector product, the conjugate gradients
+that solve for the Newton direction, the line search and the gradient at the new w,
+in one call (on a small problem a Python loop of small vector operations cost more
+than the products: a LinearSVC fit on iris took 1.4x scikit-learn's).
 
 With the rows I inside the margin (y_i w'x_i < 1), the generalised Hessian of
 P(w) = 1/2 w'w + sum_i C_i max(0, 1 - y_i w'x_i)^2 is I + 2 X_I' C_I X_I, and the
@@ -99,3 +100,33 @@ def conjugate_gradient(rows, inside, cost, bias, g, preconditioner, cg_tolerance
         d = (ztr_new / ztr) * d + z
         ztr = ztr_new
     return s, cg_iter
+
+
+@njit(cache=True, nogil=True)
+def newton_iteration(rows, y, cost, bias, w, decision, g, hessian_diagonal, inside, f, mix,
+                     cg_tolerance, armijo, max_line_search):
+    """One Newton iteration from w (:mod:`dualsvm.solvers.newton`'s docstring): the
+    direction s by :func:`conjugate_gradient` preconditioned with M = (1 - mix) + mix
+    diag(H), then LIBLINEAR's backtracking from the step 1 (halving, at most
+    ``max_line_search`` times) until P(w + a s) - P(w) <= armijo a g's, P from X w and
+    X s. w and ``decision`` (X w) move in place. Returns (the step taken, 0 when no
+    decrease was found and nothing moved; P at the new w; the CG steps; and
+    :func:`gradient_at`'s g, diag H and I there, or the given ones when nothing moved)."""
+    s, cg_iter = conjugate_gradient(rows, inside, cost, bias, g,
+                                    (1.0 - mix) + mix * hessian_diagonal, cg_tolerance)
+    n = decision.shape[0]
+    xs = np.empty(n)
+    for i in range(n):
+        xs[i] = row_dot(rows, i, s, bias)
+    sts, wts, gts, wtw = np.dot(s, s), np.dot(w, s), np.dot(g, s), np.dot(w, w)
+    step = 1.0
+    for _ in range(max_line_search):
+        f_new = loss_along(decision, xs, step, y, cost) + 0.5 * (step * step * sts + wtw) \
+            + step * wts
+        if f_new - f <= armijo * step * gts:
+            decision += step * xs
+            w += step * s
+            g, hessian_diagonal, inside = gradient_at(rows, y, cost, decision, bias, w)
+            return step, f_new, cg_iter, g, hessian_diagonal, inside
+        step *= 0.5
+    return 0.0, f, cg_iter, g, hessian_diagonal, inside

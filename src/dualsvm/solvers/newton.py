@@ -15,9 +15,8 @@ Lin, 2021): each iteration solves H s = -grad P(w) by conjugate gradients
 preconditioned with M = 0.99 + 0.01 diag(H), stopped by the decrease of the
 quadratic model (cg_iter (Q_k - Q_{k-1}) >= min(0.5, sqrt(||g||_{M^-1})) Q_k), then
 backtracks from the step 1 (halving, at most 20 times) until P(w + a s) - P(w) <=
-0.01 a g's, with P(w + a s) from X w and X s in O(n) per try. The Hessian-vector
-products are :func:`._newton_jit.hessian_product`, inside the compiled conjugate
-gradients (:func:`._newton_jit.conjugate_gradient`).
+0.01 a g's, with P(w + a s) from X w and X s in O(n) per try. An iteration is one
+compiled call (:func:`._newton_jit.newton_iteration`).
 
 Stopping is LIBLINEAR's: ||grad P(w)|| <= eps ||grad P(0)||, eps = tol * max(min(#pos,
 #neg), 1) / l (:func:`.primal_cd.primal_tolerance`), or a failed line search, or a
@@ -28,7 +27,7 @@ the problem's ``evaluate_primal`` (the dual point of the margins).
 
 import numpy as np
 
-from ._newton_jit import conjugate_gradient, gradient_at, loss_along
+from ._newton_jit import gradient_at, newton_iteration
 from .primal_cd import primal_tolerance
 
 #: LIBLINEAR's constants: the preconditioner's mixing, the CG tolerance cap, the
@@ -77,44 +76,19 @@ class NewtonCG:
     def _violation(self):
         return float(np.linalg.norm(self.g)) / self.gnorm0 if self.gnorm0 > 0 else 0.0
 
-    def _preconditioner(self):
-        return (1.0 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * self.hessian_diagonal
-
-    def _conjugate_gradient(self, M):
-        """The Newton direction s of H s = -g, LIBLINEAR's stopping rule for CG."""
-        p = self.problem
-        s, cg_iter = conjugate_gradient(p.rows, self.inside, p.C, p.augmented_value, self.g,
-                                        M, CG_TOLERANCE)
-        self.cg_iterations += cg_iter
-        return s
-
-    def _line_search(self, s):
-        """Step from w along s by LIBLINEAR's backtracking; the step taken, 0 if none."""
-        p = self.problem
-        xs = p.decision(s)
-        sts, wts, gts = float(s @ s), float(self.w @ s), float(self.g @ s)
-        wtw = float(self.w @ self.w)
-        f_old, step = self.f, 1.0
-        for _ in range(MAX_LINE_SEARCH):
-            f = loss_along(self.decision, xs, step, p.y, p.C) + \
-                0.5 * (step * step * sts + wtw) + step * wts
-            if f - f_old <= ARMIJO * step * gts:
-                self.decision += step * xs
-                self.w += step * s
-                self.f = f
-                return step
-            step *= 0.5
-        return 0.0
-
     def epoch(self):
         """One Newton iteration; True once LIBLINEAR's rule stops training."""
         if self.violation <= self.eps:  # already (a warm start, or w = 0 optimal)
             return True
-        s = self._conjugate_gradient(self._preconditioner())
+        p = self.problem
         f_old = self.f
-        if self._line_search(s) == 0.0:  # no decrease found: LIBLINEAR stops here
+        step, self.f, cg_iter, self.g, self.hessian_diagonal, self.inside = newton_iteration(
+            p.rows, p.y, p.C, p.augmented_value, self.w, self.decision, self.g,
+            self.hessian_diagonal, self.inside, self.f, PRECONDITIONER_MIX, CG_TOLERANCE,
+            ARMIJO, MAX_LINE_SEARCH)
+        self.cg_iterations += cg_iter
+        if step == 0.0:  # no decrease found: LIBLINEAR stops here
             return True
-        self._gradient(self.decision)
         self.n_iter += 1
         self.violation = self._violation()
         return (self.violation <= self.eps or self.f < -1.0e32
