@@ -1,8 +1,8 @@
 """The compiled Newton iteration for the L2-loss SVC primal
 (:mod:`dualsvm.solvers.newton`): its Hessian-vector product, the conjugate gradients
 that solve for the Newton direction, the line search and the gradient at the new w,
-in one call (on a small problem a Python loop of small vector operations cost more
-than the products: a LinearSVC fit on iris took 1.4x scikit-learn's).
+in one call (on a small problem a Python loop of small vector operations costs more
+than the products).
 
 With the rows I inside the margin (y_i w'x_i < 1), the generalised Hessian of
 P(w) = 1/2 w'w + sum_i C_i max(0, 1 - y_i w'x_i)^2 is I + 2 X_I' C_I X_I, and the
