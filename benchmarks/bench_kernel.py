@@ -635,8 +635,9 @@ def parse(argv):
     parser.add_argument("--solver", default="auto", help="dualsvm's SVC(solver=...)")
     parser.add_argument("--dualsvm-solvers", default=None,
                         help="comma-separated dualsvm solvers timed beside SVC(solver=--solver)"
-                             " (tuned part: default smo,ws; default part: none; 'none': none); a name this "
-                             "dualsvm does not know is skipped with a message")
+                             " (tuned part: default smo,ws; default part: none; 'none': "
+                             "none); a name this dualsvm does not know is skipped with a "
+                             "message")
     parser.add_argument("--one-thread", action="store_true",
                         help="also dualsvm on one thread and ThunderSVM with -o 1")
     parser.add_argument("--cache-mb", type=float, default=CACHE_MB,
