@@ -83,7 +83,7 @@ import scipy.sparse as sp
 from numba import njit, prange, types
 from numba.extending import overload
 
-from ..constants import PRECOMPUTED
+from ..constants import LINEAR, PRECOMPUTED
 from ..data.rows import (clear_dots, column_dots, entry_dot, gram_entry, row_row_dot,
                          row_squares)
 from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
@@ -352,8 +352,10 @@ class QMatrix:
 
     def _kernel_times(self, cols, coef, rows=None):
         """K[rows][:, cols] @ coef (training rows; cols: rows too; ``rows=None``: all
-        rows), by tiles."""
+        rows): through w for the linear kernel, else by tiles."""
         rows = np.arange(self.n_rows, dtype=np.int64) if rows is None else rows
+        if self.kernel.code == LINEAR:
+            return self._linear_times(cols, coef, rows)  # no kernel value is computed
         if self.kernel.code == PRECOMPUTED:
             out = np.zeros(len(rows))
             step = max(1, self.block_bytes // (8 * max(len(rows), 1)))
@@ -368,6 +370,21 @@ class QMatrix:
             out = out[:, 0]
         self.cache.counters[EVALUATIONS] += len(rows) * len(cols)
         return out
+
+    def _linear_times(self, cols, coef, rows):
+        """K(X[rows], X[cols]) coef for the linear kernel: X[rows] (X[cols]' coef), two
+        matrix-vector products through w (O((rows + cols) d), not O(rows cols d)),
+        each over all of X when it takes half of it or more (no copy of its rows)."""
+        X, n = self.X, self.n_rows
+        if 2 * len(cols) >= n:
+            by_row = np.zeros(n)
+            by_row[cols] = coef
+            w = X.T @ by_row
+        else:
+            w = X[cols].T @ coef
+        out = X @ w if 2 * len(rows) >= n else X[rows] @ w
+        out = np.asarray(out, dtype=np.float64).ravel()
+        return out[rows] if 2 * len(rows) >= n else out
 
     def fill_columns(self, cols, col_slots):
         """Compute the complete columns ``cols`` into the cache slots ``col_slots``

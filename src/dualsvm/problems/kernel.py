@@ -21,6 +21,9 @@ from .objectives import (as_floats, kernel_primal, nu_offsets, nu_primal, relati
 _SAME = 1e-14
 
 
+#: The relative rounding of a float32 column entry (2^-24).
+COLUMN_ROUNDING = 6e-8
+
 #: Variables with a_i = 0 whose loss term, by the solver's gradient, is within
 #: NEAR_MARGIN (or the gradient's error bound, if larger) of non-zero get their
 #: gradient recomputed in float64 for the final certificate
@@ -207,11 +210,11 @@ class KernelQP(BoxDual):
     def refined_gradient(self, alpha, gradient, offsets=None):
         """``gradient`` with the entries the certificate reads recomputed in float64
         (Q[rows, sv] a_sv): the support vectors, the variables whose slack is below
-        max(NEAR_MARGIN, 1e-5 sum |a| max Q_ii) (170 times the error bound), and
+        max(NEAR_MARGIN, 170 times :meth:`column_rounding`), and
         the other variables of their training rows (SVR's primal reads a row's
         kernel product from its a_i). ``offsets``: as in :meth:`loss_slack`."""
         slack = self.loss_slack(alpha, gradient, offsets)
-        near = max(NEAR_MARGIN, 1e-5 * float(np.abs(alpha).sum()) * self._kernel_max)
+        near = max(NEAR_MARGIN, 170.0 * self.column_rounding(alpha))
         rows = self.q.sharing_rows(np.flatnonzero((alpha != 0) | (slack < near)))
         out = np.array(gradient, dtype=np.float64)
         if len(rows):
@@ -224,6 +227,16 @@ class KernelQP(BoxDual):
     def _keep_no_products(self):
         self._products = {}  # name -> (v, Q v) of the last product of that name
         self._last = None  # the last product of any name
+
+    def column_rounding(self, alpha):
+        """The bound 6e-8 sum_j |a_j| max_ij |Q_ij| on the error of Q a summed from
+        float32 columns (the class docstring), with max Q_ii for max |Q_ij|."""
+        return COLUMN_ROUNDING * float(np.abs(alpha).sum()) * self._kernel_max
+
+    @property
+    def has_products(self):
+        """Whether a product Q v is kept for the next ones (:meth:`product`)."""
+        return self._last is not None or bool(self._products)
 
     def product(self, v, name="alpha"):
         """Q v in float64, by tiles of the columns of v's support (``QMatrix.times``),
