@@ -255,6 +255,24 @@ def test_variables_over_rows_equal_the_stacked_matrix(data, sparse, name):
         q.columns([0, 1])
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_products_through_w_equal_the_kernel_matrix(data, sparse):
+    # the linear kernel's Q v is X[rows] (X[cols]' v): no kernel value is formed (none
+    # counted), the same product for few or most rows and columns, dense and CSR
+    X, y = data
+    rows_in = sp.csr_matrix(X) if sparse else X
+    q = QMatrix(rows_in, y, make_kernel("linear"), cache_size=1)
+    Q = y[:, None] * (X @ X.T) * y[None, :]
+    rng = np.random.default_rng(3)
+    for cols in (np.array([4, 17, 250]), np.arange(0, 300, 2)[:200]):
+        v = rng.standard_normal(len(cols))
+        for rows in (None, np.array([299, 0, 17]), np.arange(10, 290)):
+            expected = Q[:, cols] @ v if rows is None else Q[np.ix_(rows, cols)] @ v
+            np.testing.assert_allclose(q.times(cols, v, rows=rows), expected, rtol=1e-12,
+                                       atol=1e-12)
+    assert q.kernel_evaluations == 0
+
+
 def test_variable_columns_on_a_shrunk_active_set(data):
     # a partial request fills the active entries only, and a later request for a
     # smaller active set (shrinking) is served by the same buffer

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from dualsvm.kernels import make_kernel
-from dualsvm.problems.kernel import KernelDualProblem, SVRDual
+from dualsvm.problems.kernel import KernelDualProblem, NuDual, SVRDual
 from dualsvm.solvers import Stopping, run_epochs
 from dualsvm.solvers._smo_jit import ACTIVE, new_status
 from dualsvm.solvers.smo import SMO
@@ -173,6 +173,30 @@ def test_reconstruction_leaves_the_free_columns_complete_in_the_cache(load):
     evaluations = problem.q.kernel_evaluations
     problem.q.complete_slots(free)
     assert len(free) and problem.q.kernel_evaluations == evaluations
+
+
+@pytest.mark.parametrize("one_class", [False, True])
+def test_nu_start_from_cached_columns_unless_tol_is_below_their_rounding(load, one_class):
+    # LIBSVM's start of the nu problems: G_bar and G from the cached complete columns of
+    # the start's nonzero variables (float32, as the steps' columns), which stay cached;
+    # at a tol below their rounding, float64 products instead, computing no column
+    X, y = _binary(*load("heart_scale"))
+    kernel = make_kernel("rbf", gamma=0.5)
+    for tol, cached in ((1e-3, True), (1e-12, False)):
+        problem = NuDual(X, None if one_class else y, np.ones(len(y)), 0.5, kernel)
+        start = np.flatnonzero(problem.start)
+        solver = SMO(problem, tol)
+        exact = NuDual(X, None if one_class else y, np.ones(len(y)), 0.5, kernel)
+        bounded = np.where(problem.start >= 1.0, 1.0, 0.0)
+        np.testing.assert_allclose(solver.G, exact.gradient(problem.start),
+                                   rtol=0, atol=1e-6 if cached else 1e-12)
+        np.testing.assert_allclose(solver.G_bar, exact.product(bounded),
+                                   rtol=0, atol=1e-6 if cached else 1e-12)
+        assert problem.q.cache_misses == (len(start) if cached else 0)
+        if cached:
+            evaluations = problem.q.kernel_evaluations
+            problem.q.complete_slots(start)
+            assert problem.q.kernel_evaluations == evaluations
 
 
 def test_tight_tol_closes_the_gap_and_dual_increases(load):

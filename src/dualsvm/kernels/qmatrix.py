@@ -67,10 +67,11 @@ kernels/qmatrix.py). Such a column is complete, so it also survives the generati
 From Python: ``qm.column(j)`` (a complete column, float64 copy, through the
 cache), ``qm.block(rows, cols)`` (Q[rows][:, cols] by BLAS in one matrix
 product, not cached; ``rows=None`` for all rows), ``qm.column_chunks(cols, n_rows)``
-(cols in pieces whose block fits in ``qm.block_bytes``), ``qm.columns(index)`` (many complete columns by BLAS,
-stored in the cache), ``qm.complete_slots(cols)`` (the cache slots of complete
-columns, the missing ones computed in bulk), ``qm.times(cols, v, rows)`` (Q[rows][:, cols] v by tiles, each
-kernel row and column once), ``qm.sharing_rows(variables)`` (the variables of the
+(cols in pieces whose block fits in ``qm.block_bytes``), ``qm.columns(index)`` (many
+complete columns by BLAS, stored in the cache), ``qm.complete_slots(cols)`` (the cache
+slots of complete columns, the missing ones computed in bulk), ``qm.times(cols, v,
+rows)`` (Q[rows][:, cols] v by tiles, each kernel row and column once; the linear
+kernel's through w = X[cols]' v), ``qm.sharing_rows(variables)`` (the variables of the
 same training rows), ``qm.matrix()`` (all of Q, refused above a memory bound),
 ``qm.diag`` (Q_ii) and the counters ``kernel_evaluations``, ``cache_hits``,
 ``cache_misses``.
@@ -382,9 +383,9 @@ class QMatrix:
             w = X.T @ by_row
         else:
             w = X[cols].T @ coef
-        out = X @ w if 2 * len(rows) >= n else X[rows] @ w
-        out = np.asarray(out, dtype=np.float64).ravel()
-        return out[rows] if 2 * len(rows) >= n else out
+        if 2 * len(rows) >= n:
+            return np.asarray(X @ w, dtype=np.float64).ravel()[rows]
+        return np.asarray(X[rows] @ w, dtype=np.float64).ravel()
 
     def fill_columns(self, cols, col_slots):
         """Compute the complete columns ``cols`` into the cache slots ``col_slots``
