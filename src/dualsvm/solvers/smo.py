@@ -86,9 +86,12 @@ class SMO:
         self.alpha = p.feasible(alpha)
         self.status = new_status(p.y, self.alpha, p.upper_bound)  # kept by the steps
         started = self.alpha.any()
+        cached = self._cached_start() if started else None
         if not started:  # LIBSVM's start: G = p at a = 0 (where f(a) = 0)
             self.G_bar, self.G = np.zeros(n), p.linear.copy()
-        elif not self._start_from_cache():
+        elif cached is not None:
+            self.G_bar, self.G = cached
+        else:
             # G_bar = sum over a_j = U_j of U_j Q_j (a product the problem may have
             # kept), first: the general problems' G then adds only the columns of
             # the free variables of their start (see KernelQP.product)
@@ -105,31 +108,31 @@ class SMO:
                                    if started else 0.0])
         self.finished = False
 
-    def _start_from_cache(self):
-        """G_bar and G of the start from the cached complete columns of its nonzero
+    def _cached_start(self):
+        """(G_bar, G) of the start from the cached complete columns of its nonzero
         variables, as LIBSVM's ``Solver::Solve`` starts, when the cache computes them
         in bulk and holds them all and the problem has kept no product to start from
         (the first fit of a problem, not a path's next), and the float32 columns'
         rounding of G stays below a tenth of tol: the steps then find those columns
-        cached (the nu problems' starts have about nu n nonzeros). The products are
-        kept as :meth:`KernelQP.product` keeps its own. False when it does not apply
-        (then the start is from float64 products)."""
+        cached (the nu problems' starts have about nu n nonzeros). As on the float64
+        route, G is G_bar plus the columns of the free variables only. The products
+        are kept as :meth:`KernelQP.product` keeps its own. None when it does not
+        apply (then the start is from float64 products)."""
         p, alpha = self.problem, self.alpha
         cols = np.flatnonzero(alpha)
         if p.has_products or not p.q.bulk_columns or len(cols) > p.q.n_slots or \
                 p.column_rounding(alpha) > 0.1 * self.tol:
-            return False
+            return None
         slots = p.q.complete_slots(cols)
         every = np.arange(p.n_samples, dtype=np.int64)
         bounded = np.where(alpha >= p.upper_bound, p.upper_bound, 0.0)
-        self.G_bar = np.zeros(p.n_samples)
-        update_gradient(p.q.cache.slots, slots, bounded[cols], self.G_bar, every)
-        product = np.zeros(p.n_samples)
-        update_gradient(p.q.cache.slots, slots, alpha[cols], product, every)
-        p.keep_product("bounded", bounded, self.G_bar)
+        G_bar = np.zeros(p.n_samples)
+        update_gradient(p.q.cache.slots, slots, bounded[cols], G_bar, every)
+        product = G_bar.copy()  # update_gradient skips the columns of a zero delta
+        update_gradient(p.q.cache.slots, slots, (alpha - bounded)[cols], product, every)
+        p.keep_product("bounded", bounded, G_bar)
         p.keep_product("alpha", alpha, product)
-        self.G = product + p.diag * alpha + p.linear
-        return True
+        return G_bar, product + p.diag * alpha + p.linear
 
     @property
     def violation(self):
