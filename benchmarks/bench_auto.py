@@ -25,6 +25,7 @@ import scipy.sparse as sp
 import dualsvm
 from dualsvm.kernels import make_kernel
 from dualsvm.problems.kernel import KernelDualProblem
+from dualsvm.training.config import KernelTraining
 from dualsvm.training.kernel import choose_solver
 
 from common import (RESULTS_DIR, Clock, best_of, load, load_average, machine_lines, new_record,
@@ -85,7 +86,7 @@ def score_choice(case):
     """Record in ``case`` the solver ``choose_solver`` picks for it, why, and that
     solver's time over the fastest's (the fits are timed once; the rule is not)."""
     params = dualsvm.SVC(C=case["C"], gamma=case["gamma"], cache_size=CACHE_MB).get_params()
-    choice = choose_solver(params, case["n"])
+    choice = choose_solver(KernelTraining.of(params), case["n"])
     times = {s: v["seconds"] for s, v in case["solvers"].items()}
     fastest = min(times, key=times.get)
     case.update(auto=choice.name, auto_reason=choice.reason, fastest=fastest,

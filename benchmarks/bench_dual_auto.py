@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 import dualsvm
+from dualsvm.training.config import LinearTraining
 from dualsvm.training.linear import auto_dual
 
 from bench_small import per_fit, shipped_sets
@@ -96,7 +97,7 @@ def main(argv=None):
         shape = X.shape
         runs = best_of(args.repeats, {"dual": fit_side(X, y, True),
                                       "primal": fit_side(X, y, False)}, once_above=ONCE_ABOVE)
-        chose_dual = auto_dual({}, shape)
+        chose_dual = auto_dual(LinearTraining(), shape)
         times = {side: runs[side]["seconds"] for side in runs}
         fastest = min(times.values())
         chosen = times["dual" if chose_dual else "primal"]

@@ -3,12 +3,14 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numba import njit
 from sklearn.metrics import pairwise
 from sklearn.svm import SVC as SkSVC
 
 from dualsvm.kernels import MIN_SLOTS, QMatrix, make_kernel
 from dualsvm.kernels.qmatrix import dense_enough
-from dualsvm.kernels.values import kernel_from_dot, kernel_from_dots, kernel_values, powi
+from dualsvm.kernels.values import (PARAMS, KernelParams, kernel_from_dot, kernel_from_dots,
+                                    kernel_values, powi)
 
 KERNELS = [
     ("linear", {}, lambda X, Z: pairwise.linear_kernel(X, Z)),
@@ -49,21 +51,32 @@ def test_kernel_matrix_and_columns_match_sklearn(data, name, params, reference, 
     np.testing.assert_allclose(q.matrix(), Q, rtol=1e-12, atol=1e-12)
 
 
+@njit
+def _values(params, sq_i, sq_cols, out):  # the compiled-only kernel functions, from here
+    kernel_values(params, sq_i, sq_cols, out)
+
+
+@njit
+def _from_dot(params, dot, sq_i, sq_j):
+    return kernel_from_dot(params, dot, sq_i, sq_j)
+
+
 @pytest.mark.parametrize("name,params,reference", KERNELS)
 def test_the_three_shapes_of_kernel_values_agree(data, name, params, reference):
     # kernels/values.py: one value, a row in place (vectorised) and a NumPy block give
     # the same values from the same dot products and squared norms
     X, _ = data
     kernel = make_kernel(name, **params, X=X)
+    assert type(kernel.params) is PARAMS[kernel.code] and isinstance(kernel.params, KernelParams)
     expected = reference(X[:20], X)
     dots, sq = X[:20] @ X.T, np.einsum("ij,ij->i", X, X)
     block = kernel_from_dots(kernel, dots.copy(), sq[:20], sq)
     np.testing.assert_allclose(block, expected, rtol=1e-12, atol=1e-12)
     for i in (0, 7, 19):
         row = dots[i].copy()
-        kernel_values(kernel.params, sq[i], sq, row)
+        _values(kernel.params, sq[i], sq, row)
         np.testing.assert_allclose(row, expected[i], rtol=1e-13, atol=1e-15)
-        single = [kernel_from_dot(kernel.params, dots[i, j], sq[i], sq[j]) for j in (0, 3, 299)]
+        single = [_from_dot(kernel.params, dots[i, j], sq[i], sq[j]) for j in (0, 3, 299)]
         np.testing.assert_allclose(single, expected[i, [0, 3, 299]], rtol=1e-13, atol=1e-15)
     assert powi(1.5, 0) == 1.0 and powi(-2.0, 5) == -32.0 and powi(1.1, 3) == 1.1 * 1.1 * 1.1
 

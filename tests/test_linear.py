@@ -10,7 +10,7 @@ from sklearn.preprocessing import StandardScaler
 from conftest import bad_parameter
 from dualsvm import LinearSVC
 from dualsvm.problems.linear import DualProblem
-from dualsvm.training.linear import bias_mode
+from dualsvm.training.config import LinearTraining
 from reference import liblinear_weights, libsvm_linear, primal
 
 LOSSES = ["squared_hinge", "hinge"]
@@ -31,7 +31,7 @@ def binary_problem(model, X, y, sample_weight=None):
     """The DualProblem a fitted binary model solved, to check its KKT conditions."""
     cost = model.C * (np.ones(len(y)) if sample_weight is None else sample_weight)
     return DualProblem(sp.csr_matrix(X), np.where(y == model.classes_[1], 1.0, -1.0), cost,
-                       model.loss, bias_mode(model.get_params()), model.intercept_scaling)
+                       model.loss, LinearTraining.of(model.get_params()).bias_mode, model.intercept_scaling)
 
 
 # --- objectives equal LIBLINEAR's ------------------------------------------------

@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from conftest import bad_parameter
 from dualsvm import SVC, LowRankSVC, cli, load_model, save_model
 from dualsvm.exceptions import ModelError
+from dualsvm.training.config import LinearTraining
 from dualsvm.training.linear import auto_dual
 from dualsvm.training.low_rank import linear_params
 
@@ -293,7 +294,7 @@ def test_dual_auto_solves_the_same_problem_in_the_primal(heart):
     common = dict(C=2.0, n_components=40, random_state=0, max_iter=100_000)
     primal = LowRankSVC(dual="auto", tol=1e-10, **common).fit(X, y)
     dual = LowRankSVC(dual=True, tol=1e-10, **common).fit(X, y)
-    assert not auto_dual(linear_params(primal.get_params()), (len(y), primal.n_components_))
+    assert not auto_dual(LinearTraining.of(linear_params(primal.get_params())), (len(y), primal.n_components_))
     assert primal.primal_[0] == pytest.approx(dual.primal_[0], rel=1e-7)
     np.testing.assert_allclose(primal.coef_, dual.coef_, rtol=0, atol=1e-4)
 

@@ -104,6 +104,7 @@ def test_extrapolated_start_predicts_a_linear_trend_in_log_c():
 def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     # each fit after the second is offered the scaled and the extrapolated start and
     # takes the one of larger dual objective: never below the scaled start's
+    from dualsvm.training.config import LinearTraining
     from dualsvm.training.linear import WarmStart, dual_start, path_start
     from dualsvm.problems.linear import DualProblem
 
@@ -111,7 +112,7 @@ def test_path_starts_from_the_candidate_of_larger_dual(a9a):
     est = LinearSVC(loss="hinge", tol=0.1, random_state=0)
     path = c_path(est, X, y, CS[:3])
     ratio, earlier = CS[2] / CS[1], (CS[1] / CS[0], path[0])
-    start = path_start(path[1], ratio, est.get_params(), "dual", earlier)
+    start = path_start(path[1], ratio, LinearTraining.of(est.get_params()), "dual", earlier)
     assert start.extrapolated is not None
     labels = np.where(y == path[1].classes_[1], 1.0, -1.0)
     problem = DualProblem(X, labels, np.full(len(y), CS[2]), "hinge", "augmented")

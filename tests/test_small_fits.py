@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from dualsvm import LinearSVC
 from dualsvm.problems.linear import DualProblem
 from dualsvm.solvers import DualCD, Stopping, run_epochs
+from dualsvm.training.config import LinearTraining
 from dualsvm.training.linear import auto_dual, liblinear_type
 
 from reference import liblinear_weights, primal
@@ -140,13 +141,13 @@ def test_callback_sees_every_pass(heart):
     (None, {}, True),
 ])
 def test_dual_auto_chooses_by_shape(shape, params, dual):
-    assert auto_dual(params, shape) is dual
+    assert auto_dual(LinearTraining.of(params), shape) is dual
 
 
 def test_dual_auto_fits_tall_data_in_the_primal_to_liblinears_objective(heart):
     X, y = heart
     model = quiet_fit(X, y, tol=1e-6)
-    assert liblinear_type(model.get_params(), X.shape) == 2
+    assert liblinear_type(LinearTraining.of(model.get_params()), X.shape) == 2
     assert "cg_iterations" in model.history_[0][-1]  # Newton's records
     np.testing.assert_array_equal(model.coef_, quiet_fit(X, y, dual=False, tol=1e-6).coef_)
     w = liblinear_weights(X, y, loss="squared_hinge", eps=1e-6, bias=1.0)

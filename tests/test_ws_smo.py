@@ -11,6 +11,7 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 
 from dualsvm import SVC, load_model, save_model
+from dualsvm.training.config import KernelTraining
 from dualsvm.training.kernel import AUTO_MIN_ROWS, choose_solver
 from dualsvm.kernels import QMatrix, claim_slot, make_kernel
 from dualsvm.kernels.blocks import kernel_times, point_tiles
@@ -330,16 +331,19 @@ def test_working_set_size_follows_the_cache():
 
 
 def test_auto_choice_and_refusals(load, tmp_path, capsys):
+    def choice(params, n_samples):
+        return choose_solver(KernelTraining.of(SVC(**params).get_params()), n_samples)
+
     params = {"solver": "auto", "kernel": "rbf", "shrinking": True, "cache_size": 100}
-    assert choose_solver(params, 50000) == ("ws", f"auto: 'ws' for 50000 rows (>= {AUTO_MIN_ROWS})")
-    assert choose_solver(params, AUTO_MIN_ROWS).name == "ws"  # whatever the cache holds
-    assert choose_solver(params, AUTO_MIN_ROWS - 1).name == "smo"
-    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS).name == "ws"
-    assert choose_solver({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1).name == "smo"
-    assert choose_solver({**params, "shrinking": False}, 10**6) == (
+    assert choice(params, 50000) == ("ws", f"auto: 'ws' for 50000 rows (>= {AUTO_MIN_ROWS})")
+    assert choice(params, AUTO_MIN_ROWS).name == "ws"  # whatever the cache holds
+    assert choice(params, AUTO_MIN_ROWS - 1).name == "smo"
+    assert choice({**params, "cache_size": 1}, AUTO_MIN_ROWS).name == "ws"
+    assert choice({**params, "cache_size": 1}, AUTO_MIN_ROWS - 1).name == "smo"
+    assert choice({**params, "shrinking": False}, 10**6) == (
         "smo", "auto: 'smo' for shrinking=False")
-    assert choose_solver({**params, "kernel": "precomputed"}, 10**6).name == "smo"
-    assert choose_solver({**params, "solver": "ws"}, 10) == ("ws", "requested")
+    assert choice({**params, "kernel": "precomputed"}, 10**6).name == "smo"
+    assert choice({**params, "solver": "ws"}, 10) == ("ws", "requested")
     X, y = load("heart_scale")
     model = SVC(verbose=2).fit(X, y)
     assert model.solver_used_ == "smo"  # small: SMO

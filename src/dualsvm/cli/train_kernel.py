@@ -18,7 +18,8 @@ from ..data.svmlight import read_svmlight, with_width
 from ..data.validation import check_classes, sample_costs
 from ..outofcore import DiskDataset
 from ..persistence.kernel import save_kernel
-from ..training.kernel import DC_PARAMETERS, dc_parameters, fit_kernel, kernel_solver
+from ..training.config import DC_PARAMETERS, check_divide_and_conquer
+from ..training.kernel import fit_kernel, kernel_solver
 from .options import ADVICE, DIRECTORY_FLAGS, SEARCH_FLAGS, class_weight, model_path, \
     refuse_given
 from .parser import DC_OPTIONS, LIBLINEAR_ONE_CLASS, LIBLINEAR_REGRESSIONS, LIBSVM_TYPES, PROG, \
@@ -48,16 +49,14 @@ def kernel_solver_params(args, shrinking):
     solver = args.kernel_solver or "auto"
     params = {"solver": solver, **DC_PARAMETERS,
               **{name: getattr(args, name) for name in DC_OPTIONS
-                 if getattr(args, name) is not None},
-              "probability": bool(args.probability)}
+                 if getattr(args, name) is not None}}
     if solver != "dc":
         refuse_given(args, DC_OPTIONS.items(), "configures divide and conquer (--kernel-solver dc)")
     try:
         kernel_solver(solver, "hinge", shrinking)
-        dc_parameters(params)
+        check_divide_and_conquer(solver, bool(args.probability), params)
     except ValueError as e:
         raise UsageError(f"{PROG} train", str(e)) from None
-    del params["probability"]
     return params
 
 

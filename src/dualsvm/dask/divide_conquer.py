@@ -64,7 +64,7 @@ from ..solvers import Stopping
 from ..training.divide_conquer import (LEVEL_TOL, auto_clusters, sample_rows, sample_size_of,
                                        solve_part)
 from ..training.fitted import ClusterModels
-from ..training.kernel import dc_parameters, part_build
+from ..training.kernel import part_build
 from .inputs import live_workers, wait_or_lost
 from .kernel_solver import PairSolver, pair_rows, payload_bytes, stack_rows, start_pair
 
@@ -115,14 +115,14 @@ def solve_cluster(pieces, start, start_slack, kernel, loss, tol, cache_size, max
 
 # ------------------------------------------------------------------ on the client
 
-def dc_pair_solver(partitions, params, n_features):
+def dc_pair_solver(partitions, config, n_features):
     """:func:`~dualsvm.dask.kernel_solver.fit_pairs`'s ``pair_solver`` for
     ``solver='dc'``: a :class:`ClusterDivideAndConquer` of each pair, the pairs
     drawing from one generator (``random_state``) in turn, as in memory."""
-    rng = random_generator(params["random_state"])
+    rng = random_generator(config.random_state)
 
     def build(positive, negative, kernel, deadline):
-        return ClusterDivideAndConquer(partitions, positive, negative, kernel, params,
+        return ClusterDivideAndConquer(partitions, positive, negative, kernel, config,
                                        n_features, rng, deadline), math.inf
 
     return build
@@ -138,7 +138,7 @@ class ClusterDivideAndConquer:
     partitions : Partitions
     positive, negative : label values of the pair's classes (y = +1, -1)
     kernel : dualsvm.kernels.Kernel
-    params : dict
+    config : dualsvm.training.config.KernelTraining
         ``dualsvm.dask.SVC``'s parameters (``dc_clusters``, ``dc_levels``,
         ``dc_sample_size``, ``early_stop_level``, ``loss``, ``tol``, ``cache_size``,
         ``working_set``, ``max_iter``: the clusters' SMO steps and the final working sets).
@@ -149,20 +149,19 @@ class ClusterDivideAndConquer:
         ``time.perf_counter()`` time at which the clusters' solves stop.
     """
 
-    def __init__(self, partitions, positive, negative, kernel, params, n_features, rng,
+    def __init__(self, partitions, positive, negative, kernel, config, n_features, rng,
                  deadline=None):
-        dc = dc_parameters(params)
         self.partitions = partitions
         self.client = partitions.client
         self.n_all = 1 + max((int(i[-1]) for i in partitions.ids if len(i)), default=0)
-        self.pair_args = (positive, negative, kernel, params["loss"],
-                          float(params["cache_size"]) * 2**20, self.n_all)
+        self.pair_args = (positive, negative, kernel, config.loss,
+                          float(config.cache_size) * 2**20, self.n_all)
         self.kernel = kernel
-        self.params = params
+        self.config = config
         self.n_features = n_features
         self.rng = rng
         self.deadline = deadline
-        self.tol = float(params["tol"])
+        self.tol = float(config.tol)
         self._start(range(len(partitions)))
         members = self.partitions.run_all(pair_members, [()] * len(partitions), self._start)
         self.members = [ids for ids, _ in members]  # each partition's rows of the pair
@@ -173,11 +172,11 @@ class ClusterDivideAndConquer:
         n = len(self.ids)
         self.position = np.full(self.n_all, -1, dtype=np.int64)  # by row number
         self.position[self.ids] = np.arange(n)
-        levels, stop = dc["dc_levels"], dc["early_stop_level"]
+        levels, stop = config.dc_levels, config.early_stop_level
         self.early_stop_level = stop
-        clusters = dc["dc_clusters"]
+        clusters = config.dc_clusters
         self.n_clusters = auto_clusters(n, levels) if clusters == "auto" else int(clusters)
-        self.sample_size = sample_size_of(dc["dc_sample_size"], stop)
+        self.sample_size = sample_size_of(config.dc_sample_size, stop)
         self._levels = list(range(levels, (1 if stop is None else stop) - 1, -1))
         self._point = np.zeros(n)  # a of the pair's rows, in its order
         self._slack = np.full(n, np.inf)
@@ -285,7 +284,7 @@ class ClusterDivideAndConquer:
                 return
             yield False
         self._final = self._final_solver()
-        max_iter = self.params["max_iter"]
+        max_iter = self.config.max_iter
         epochs = 0
         while max_iter < 0 or epochs < max_iter:
             epochs += 1
@@ -297,7 +296,7 @@ class ClusterDivideAndConquer:
         """The working-set solver of the whole pair, from the current point."""
         positive, negative, kernel, loss, cache_bytes, _ = self.pair_args
         return PairSolver(self.partitions, positive, negative, kernel, loss, self.tol,
-                          cache_bytes, self.params["working_set"], alpha=self.alpha)
+                          cache_bytes, self.config.working_set, alpha=self.alpha)
 
     def _solve_level(self, level, tol):
         """Cluster a sample, assign and solve every cluster on the workers, join; False
@@ -375,7 +374,7 @@ class ClusterDivideAndConquer:
                     moved += answers[p][1][c]
             solves[c] = client.submit(
                 solve_cluster, mine, self._point[rows], self._slack[rows], self.kernel,
-                self.params["loss"], tol, self.params["cache_size"], self.params["max_iter"],
+                self.config.loss, tol, self.config.cache_size, self.config.max_iter,
                 seconds, pure=False, workers=[worker], allow_other_workers=False)
         futures = [f for f, _ in pieces] + list(solves.values())
         lost = wait_or_lost(client, futures, [w for _, w in pieces] + list(owner.values()))

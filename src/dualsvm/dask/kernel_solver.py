@@ -79,13 +79,14 @@ from ..data.svmlight import format_label
 from ..kernels import MIN_SLOTS, make_kernel
 from ..kernels.functions import entry_moments, gamma_value, moments_variance
 from ..kernels.blocks import SlotColumns, contiguous_rows, dense_points, tile_values
-from ..kernels.qmatrix import EVALUATIONS, HITS, claim_columns, column_cache, columns_completed
+from ..kernels.qmatrix import claim_columns, column_cache, columns_completed
 from ..problems.box import dual_parameters
 from ..problems.objectives import bias_from_sums, kernel_primal, kkt_bias_sums, relative_gap
 from ..solvers import Stopping
 from ..solvers._ws_jit import select_working_set, update_gradient
 from ..solvers.ws_smo import (INNER_RATIO, MAX_WORKING_SET, STOP_RATIO, kept_half,
                               solve_sub_problem, working_set_size)
+from ..training.config import KernelTraining
 from ..training.fitted import KernelFit, class_pairs, dual_coefficients
 from ..training.multiclass import BinaryTask, solve_tasks
 from .inputs import check_built, checked_rows, live_workers, wait_or_lost
@@ -164,14 +165,6 @@ class PairState:
         self.cache = column_cache(n_columns, self.n_slots, m, np.float64)
         self.iteration = iteration
 
-    @property
-    def kernel_evaluations(self):
-        return int(self.cache.counters[EVALUATIONS])
-
-    @property
-    def cache_hits(self):
-        return int(self.cache.counters[HITS])
-
     def positions(self, ids):
         """(positions in this pair's rows, mask of the ``ids`` that are its rows)."""
         pos = np.searchsorted(self.ids, ids)
@@ -242,8 +235,8 @@ class PairState:
                          *kkt_bias_sums(y, a, self.upper, G)])
         return {"ids": self.ids[chosen], "y": y[chosen], "alpha": a[chosen], "G": G[chosen],
                 "cost": self.cost[chosen], "new_ids": self.ids[new], "rows": self.X[new],
-                "sums": sums, "kernel_evaluations": self.kernel_evaluations,
-                "cache_hits": self.cache_hits}
+                "sums": sums, "kernel_evaluations": self.cache.evaluations,
+                "cache_hits": self.cache.hits}
 
 
 def start_pair(part, positive, negative, kernel, loss, cache_bytes, n_columns, iteration=0,
@@ -587,29 +580,28 @@ class PairSolver:
 
 # ------------------------------------------------------------------ one-vs-one
 
-def resolve_kernel(partitions, params, n_features):
-    """The Kernel of ``params`` with gamma resolved by the in-memory rule
+def resolve_kernel(partitions, config, n_features):
+    """The Kernel of ``config`` with gamma resolved by the in-memory rule
     (``gamma_value``): for 'scale', X.var() over all entries from the partitions'
     moments."""
-    gamma = params["gamma"]
+    gamma = config.gamma
     if isinstance(gamma, str):  # 'scale' or 'auto' (checked as dualsvm.SVC checks it)
         variance = 0.0
         if gamma == "scale":  # run_all rebuilds a lost partition: it needs no other state
             variance = moments_variance(*np.sum(partitions.run_all(
                 partition_moments, [()] * len(partitions), lambda lost: None), axis=0))
         gamma = gamma_value(gamma, n_features, variance)
-    return make_kernel(params["kernel"], gamma=gamma, degree=params["degree"],
-                       coef0=params["coef0"])
+    return make_kernel(config.kernel, gamma=gamma, degree=config.degree, coef0=config.coef0)
 
 
-def ws_pair_solver(partitions, params):
+def ws_pair_solver(partitions, config):
     """:func:`fit_pairs`'s ``pair_solver`` of the working sets: a :class:`PairSolver`
     within ``max_iter`` working sets."""
-    max_iter = params["max_iter"]
+    max_iter = config.max_iter
 
     def build(positive, negative, kernel, deadline):
-        solver = PairSolver(partitions, positive, negative, kernel, params["loss"], params["tol"],
-                            params["cache_size"] * 2**20, params["working_set"])
+        solver = PairSolver(partitions, positive, negative, kernel, config.loss, config.tol,
+                            config.cache_size * 2**20, config.working_set)
         return solver, math.inf if max_iter < 0 else max_iter
 
     return build
@@ -629,7 +621,8 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None, pair_
     params : dict
         ``dualsvm.dask.SVC``'s parameters (kernel, gamma, degree, coef0, loss, tol,
         cache_size per partition in MB, working_set, max_iter, time_limit, callback,
-        verbose).
+        verbose), read as a :class:`~dualsvm.training.config.KernelTraining`; the
+        model keeps them (but the callback)
     n_features : int
     libsvm_labels : ndarray or None
         The classes in LIBSVM's order (None: not known).
@@ -644,12 +637,13 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None, pair_
     -------
     KernelFit
     """
-    kernel = resolve_kernel(partitions, params, n_features)
+    config = KernelTraining.of(params)
+    kernel = resolve_kernel(partitions, config, n_features)
     tasks = [BinaryTask(i, j, None, None, f"{format_label(classes[i])} vs "
                         f"{format_label(classes[j])}")
              for i, j in class_pairs(len(classes))]
-    pair_solver = pair_solver or ws_pair_solver(partitions, params)
-    time_limit = params["time_limit"]
+    pair_solver = pair_solver or ws_pair_solver(partitions, config)
+    time_limit = config.time_limit
     deadline = None if time_limit is None else time.perf_counter() + time_limit
 
     def build(task):
@@ -657,8 +651,8 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None, pair_
                                          deadline)
         return solver, solver, max_epochs
 
-    solved = solve_tasks(tasks, build, Stopping(callback=params["callback"],
-                                                verbose=params["verbose"], deadline=deadline))
+    solved = solve_tasks(tasks, build, Stopping(callback=config.callback, verbose=config.verbose,
+                                                deadline=deadline))
     # every pair's support vectors (a class by the sign of y_i a_i), in LIBSVM's layout
     intercept = np.array([s.result.intercept for s in solved])
     support, dual_coef, n_support = dual_coefficients(
@@ -680,6 +674,6 @@ def fit_pairs(partitions, classes, params, n_features, libsvm_labels=None, pair_
         n_iter_=np.array([s.solver.n_iter for s in solved], dtype=np.int64),
         primal_=np.array([r.primal for r in results]), dual_=np.array([r.dual for r in results]),
         gap_=np.array([r.gap for r in results]), status_=[r.status for r in results],
-        history_=[r.history for r in results], solver_used_=f"dask-{params.get('solver', 'ws')}",
+        history_=[r.history for r in results], solver_used_=f"dask-{config.solver or 'ws'}",
         kind="c_svc", libsvm_labels=libsvm_labels,
         cluster_models_=early if any(m is not None for m in early) else None)

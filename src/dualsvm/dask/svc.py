@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..data.validation import class_weights, sample_costs
 from ..estimators.svc import SVC as LocalSVC
 from ..training.fitted import libsvm_label_order
-from ..training.kernel import dc_parameters
+from ..training.config import KernelTraining
 from .divide_conquer import dc_pair_solver
 from .inputs import ArrayData, DirectoryData, accuracy, current_client, is_dask
 from .kernel_solver import KernelPartition, Partitions, fit_pairs
@@ -108,7 +108,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         labels y and optional sample weights (dask or NumPy, one per row), or on a
         block directory written by ``dualsvm convert`` (y None), whose blocks every
         worker reads its share of. The rows are never brought to the client."""
-        params = self._check_params()
+        params, config = self._check_params()
         with current_client() as client:
             if isinstance(X, str) or hasattr(X, "__fspath__"):
                 if y is not None or sample_weight is not None:
@@ -138,7 +138,7 @@ class SVC(ClassifierMixin, BaseEstimator):
                                                   ids[k], data.where(k))
 
             partitions = Partitions(client, [source(k) for k in range(data.n_partitions)], ids)
-            pair_solver = dc_pair_solver(partitions, params, data.n_features) \
+            pair_solver = dc_pair_solver(partitions, config, data.n_features) \
                 if self.solver == "dc" else None
             fit = fit_pairs(partitions, classes, params, data.n_features, libsvm_labels,
                             pair_solver)
@@ -155,7 +155,8 @@ class SVC(ClassifierMixin, BaseEstimator):
         return self
 
     def _check_params(self):
-        """The parameters, checked (those of dualsvm.SVC by its own declarations)."""
+        """The parameters, checked (those of dualsvm.SVC by its own declarations), as
+        a dict and as the :class:`~dualsvm.training.config.KernelTraining` they make."""
         params = self.get_params(deep=False)
         if callable(self.kernel) or self.kernel == "precomputed":
             raise ValueError("dualsvm.dask.SVC takes a kernel by name ('linear', 'poly', 'rbf', "
@@ -166,13 +167,13 @@ class SVC(ClassifierMixin, BaseEstimator):
         if self.solver not in SOLVERS:
             raise ValueError(f"dualsvm.dask.SVC's solver is 'ws' or 'dc', got "
                              f"{self.solver!r}: the others run in one process (dualsvm.SVC)")
-        dc_parameters(params)
+        config = KernelTraining.of(params)
         for name in ("working_set", "n_partitions"):
             value = params[name]
             if value is not None and not (isinstance(value, (int, np.integer))
                                           and not isinstance(value, bool) and value >= 1):
                 raise ValueError(f"{name} must be None or an integer >= 1, got {value!r}")
-        return params
+        return params, config
 
     def decision_function(self, X):
         """As :meth:`dualsvm.SVC.decision_function`; lazily (a dask array) for a dask

@@ -26,8 +26,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..constants import LOSSES, MCSVM_CS
 from ..data.validation import canonical, sample_costs, training_data
 from ..training.fitted import LinearFit
-from ..training.linear import LIBLINEAR_PRIMAL_TYPES, PRIMAL_SOLVERS, WarmStart, bias_mode, \
-    fit_linear, liblinear_type, linear_path, stacked_weights
+from ..training.config import LinearTraining
+from ..training.linear import LIBLINEAR_PRIMAL_TYPES, PRIMAL_SOLVERS, WarmStart, fit_linear, \
+    liblinear_type, linear_path, stacked_weights
 from .base import FitMixin
 
 
@@ -345,7 +346,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
             raise ValueError(f"solver={self.solver!r} runs stochastic steps on w in the primal "
                              "for the L2 penalty, one-vs-rest; multi_class='crammer_singer', "
                              "penalty='l1' and dual=True need solver='dcd'")
-        solver_type = liblinear_type(self.get_params(deep=False))  # scikit-learn's combinations
+        solver_type = liblinear_type(self._config())  # scikit-learn's combinations
         if self._bias_mode() == "exact" and (solver_type == MCSVM_CS
                                              or solver_type in LIBLINEAR_PRIMAL_TYPES):
             raise ValueError("intercept_mode='exact' (the constraint y'a = 0) is a property of "
@@ -360,15 +361,18 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
             raise ValueError(f"batch_size={self.batch_size} needs solver='pegasos'; "
                              f"solver={self.solver!r} takes one row per step")
 
+    def _config(self):
+        return LinearTraining.of(self.get_params(deep=False))
+
     def _bias_mode(self):
-        return bias_mode(self.get_params(deep=False))
+        return self._config().bias_mode
 
     def _n_weights(self, X):
         return X.shape[1] + (self._bias_mode() == "augmented")
 
     def _weights(self):
         """The current w of each binary problem, the augmented entry included."""
-        return stacked_weights(self._dense_coef(), self.intercept_, self.get_params(deep=False))
+        return stacked_weights(self._dense_coef(), self.intercept_, self._config())
 
     def _dense_coef(self):
         # sparsify() (scikit-learn's SparseCoefMixin) may have made coef_ a sparse matrix
@@ -379,7 +383,7 @@ class LinearSVC(FitMixin, LinearClassifierMixin, SparseCoefMixin, BaseEstimator)
         or w and step counts (primal solvers), when they fit the data; else None."""
         if not (self.warm_start and hasattr(self, "coef_") and hasattr(self, "t_")):
             return None
-        solver_type = liblinear_type(self.get_params(deep=False), X.shape)
+        solver_type = liblinear_type(self._config(), X.shape)
         if solver_type == MCSVM_CS:
             alpha = getattr(self, "alpha_", None)
             same = alpha is not None and alpha.shape == (len(classes), X.shape[0])

@@ -25,8 +25,8 @@ from sklearn.utils.multiclass import _ovr_decision_function
 from ..constants import KERNELS, LOSSES
 from ..data.validation import sample_costs, scaled_costs, training_data
 from ..training.fitted import pair_coefficients
-from ..training.kernel import (KERNEL_SOLVERS, dc_parameters, fit_kernel, kernel_path,
-                               kernel_solver)
+from ..training.config import KernelTraining
+from ..training.kernel import KERNEL_SOLVERS, fit_kernel, kernel_path, kernel_solver
 from .base import KernelMixin
 
 #: The kernel parameter of the kernel estimators: a name, or a function
@@ -246,7 +246,7 @@ class SVC(KernelMixin, ClassifierMixin, BaseEstimator):
         """
         kernel_solver(self.solver, self.loss, self.shrinking)  # bad combinations: before the data
         params = self._training_params()
-        dc_parameters(params)
+        KernelTraining.of(params)  # divide and conquer's parameters: before the data
         X, y, unit_cost = self._training_inputs(X, y, sample_weight)
         return self._take_fit(fit_kernel(X, y, scaled_costs(unit_cost, self.C), params))
 
@@ -341,7 +341,7 @@ def kernel_path_models(estimator, X, y, Cs, *, sample_weight=None):
                          "kernel='precomputed' and the kernel matrix")
     if isinstance(estimator, SVC):
         kernel_solver(estimator.solver, estimator.loss, estimator.shrinking)
-        dc_parameters(estimator.get_params(deep=False))
+        KernelTraining.of(estimator.get_params(deep=False))
     X, y, unit_cost = estimator._training_inputs(X, y, sample_weight)
     names = getattr(estimator, "feature_names_in_", None)
     for fit in kernel_path(X, y, unit_cost, estimator.get_params(deep=False), Cs,

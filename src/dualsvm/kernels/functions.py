@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from ..constants import KERNELS, PRECOMPUTED, RBF
 from .blocks import kernel_times, point_tiles
-from .values import kernel_from_dots
+from .values import PARAMS, kernel_from_dots
 
 #: Most bytes prediction lays the support vectors out in at once (see ``Kernel.times``).
 TIMES_BYTES = 16 * 2**20
@@ -56,8 +56,10 @@ class Kernel:
 
     @property
     def params(self):
-        """(code, gamma, coef0, degree): what compiled kernels receive."""
-        return (np.int64(self.code), float(self.gamma), float(self.coef0), float(self.degree))
+        """The :class:`~.values.KernelParams` compiled kernels receive (of the kernel's
+        own class, :data:`~.values.PARAMS`)."""
+        return PARAMS[self.code](np.int64(self.code), float(self.gamma), float(self.coef0),
+                                 float(self.degree))
 
     def to_dict(self):
         return {"kernel": self.name, "gamma": float(self.gamma), "degree": int(self.degree),

@@ -6,7 +6,7 @@ A :class:`QMatrix` owns two named tuples of plain arrays that compiled code rece
 
 * ``qm.data``, a :class:`KernelRows`: the training rows (a dense 2-D array or a CSR
   triple, see :mod:`dualsvm.data.rows`), labels, squared row norms, the kernel's
-  ``params`` ``(code, gamma, coef0, degree)``, a scratch vector, for CSR rows the
+  ``params`` (a ``KernelParams``), a scratch vector, for CSR rows the
   same rows by feature (a CSC triple; empty otherwise), the map of variables to
   rows (a :class:`VariableColumns`, below; None for one variable a row), the rows
   by feature as a dense (d, n) array ``points`` with a float64 vector ``values``
@@ -89,7 +89,7 @@ from ..data.rows import (clear_dots, column_dots, entry_dot, gram_entry, row_row
                          row_squares)
 from .blocks import (block_times, block_values, contiguous_rows, dense_points, fill_slots,
                      kernel_row, plain_array)
-from .values import kernel_from_dot
+from .values import KernelParams, kernel_from_dot
 
 #: counters[...]: LRU clock, current generation, kernel evaluations, hits, misses.
 CLOCK, GENERATION, EVALUATIONS, HITS, MISSES = 0, 1, 2, 3, 4
@@ -124,6 +124,19 @@ class ColumnCache(NamedTuple):
     counters: np.ndarray  # (5,) CLOCK, GENERATION, EVALUATIONS, HITS, MISSES
     slot_length: np.ndarray  # (n_slots,) entries active[:length] a slot holds
 
+    @property
+    def evaluations(self):
+        """Kernel values computed into the cache so far."""
+        return int(self.counters[EVALUATIONS])
+
+    @property
+    def hits(self):
+        return int(self.counters[HITS])
+
+    @property
+    def misses(self):
+        return int(self.counters[MISSES])
+
 
 class VariableColumns(NamedTuple):
     """Several variables a training row (module docstring, "Variables over rows"): the
@@ -143,7 +156,7 @@ class KernelRows(NamedTuple):
     rows: object  # dense (n, d) float64, or a CSR triple
     y: np.ndarray  # the signs the fillers multiply by
     sq_norms: np.ndarray
-    params: tuple  # (code, gamma, coef0, degree)
+    params: KernelParams
     work: np.ndarray  # CSR: a scratch vector of n; dense: empty
     by_feature: tuple  # CSR: the rows by feature (a CSC triple); dense: empty
     variables: object  # VariableColumns, or None: one variable a row
@@ -265,15 +278,15 @@ class QMatrix:
 
     @property
     def kernel_evaluations(self):
-        return int(self.cache.counters[EVALUATIONS])
+        return self.cache.evaluations
 
     @property
     def cache_hits(self):
-        return int(self.cache.counters[HITS])
+        return self.cache.hits
 
     @property
     def cache_misses(self):
-        return int(self.cache.counters[MISSES])
+        return self.cache.misses
 
     def new_generation(self):
         """Invalidate partial columns (call before the active set grows)."""
@@ -709,7 +722,7 @@ def q_entry(data, cache, i, j):
         return np.float64(slots[s, i])
     rows, y, sq_norms, params = data.rows, data.y, data.sq_norms, data.params
     counters[EVALUATIONS] += 1
-    if params[0] == PRECOMPUTED:
+    if params.code == PRECOMPUTED:
         value = gram_entry(rows, i, j)
     else:
         value = kernel_from_dot(params, row_row_dot(rows, i, j, 0.0), sq_norms[i], sq_norms[j])
@@ -724,13 +737,12 @@ def dense_enough(X):
     return X.nnz >= 0.5 * n * d and 8 * n * d <= 2**30
 
 
-def _fill_signature(rows):
+def _fill_signature(rows, params):
     # An explicit signature: a parallel function compiled lazily and cached, called
     # from another cached function, can crash when the two were cached by different
     # processes (numba issue 8578); eager, typed compilation avoids it.
     from numba import types as t
 
-    params = t.Tuple((t.int64, t.float64, t.float64, t.float64))
     vec, column, index = t.float64[::1], t.float32[::1], t.int64[::1]
     by_feature = t.Tuple((vec, t.int32[::1], index))
     return t.void(rows, vec, vec, params, vec, by_feature, t.int64, index, t.int64, t.int64,
@@ -761,7 +773,7 @@ def _fill_kernel(rows, y, sq_norms, params, dots, j, active, low, high, column):
 # _CHUNKS ranges, which the threads share (at least 256 entries each).
 def _fill_parallel_body(rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
     size = (m - start + _CHUNKS - 1) // _CHUNKS
-    if params[0] == PRECOMPUTED:
+    if params.code == PRECOMPUTED:
         for c in prange(_CHUNKS):
             _fill_gram(rows, y, j, active, start + c * size, min(start + (c + 1) * size, m),
                        column)
@@ -791,10 +803,10 @@ def _fill_entries_for(shared, rows, y, sq_norms, params, work, by_feature, j, ac
                       m, column):
     if isinstance(shared, types.NoneType):
         return _fill_serial
-    if rows not in _PARALLEL_FILLS:
-        _PARALLEL_FILLS[rows] = njit(_fill_signature(rows), cache=True, nogil=True,
-                                     parallel=True)(_fill_parallel_body)
-    fill_parallel = _PARALLEL_FILLS[rows]
+    if (rows, params) not in _PARALLEL_FILLS:
+        _PARALLEL_FILLS[rows, params] = njit(_fill_signature(rows, params), cache=True,
+                                             nogil=True, parallel=True)(_fill_parallel_body)
+    fill_parallel = _PARALLEL_FILLS[rows, params]
 
     def fill(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m, column):
         # work (the CSR accumulator) is empty for dense rows
@@ -809,7 +821,7 @@ def _fill_entries_for(shared, rows, y, sq_norms, params, work, by_feature, j, ac
 
 def _fill_serial(shared, rows, y, sq_norms, params, work, by_feature, j, active, start, m,
                  column):
-    if params[0] == PRECOMPUTED:
+    if params.code == PRECOMPUTED:
         _fill_gram(rows, y, j, active, start, m, column)
         return
     dots = column_dots(rows, by_feature, j, work)

@@ -2,7 +2,8 @@
 
 Every kernel is a function of the dot product x'z and the squared norms ||x||^2,
 ||z||^2 (``||x - z||^2 = ||x||^2 + ||z||^2 - 2 x'z``), so one dot product per pair
-serves all of them (``params`` = ``Kernel.params`` = (code, gamma, coef0, degree))::
+serves all of them (``params``: ``Kernel.params``, a :class:`KernelParams` of the
+kernel's own class)::
 
     linear   x'z
     poly     (gamma x'z + coef0)^degree     (:func:`powi`, LIBSVM's repeated squaring)
@@ -17,14 +18,57 @@ Three shapes of the same formulas:
   that vectorise (the exponential by :func:`vexp`, within 2 ulp of libm's; tanh(x) =
   2 / (1 + exp(-2x)) - 1), for the tiles of :mod:`.blocks`;
 * :func:`kernel_from_dots`: a NumPy block of dot products (BLAS products), in place.
+
+The first two are for compiled code only, where they are chosen by the class of
+``params`` (:data:`PARAMS`: one class a kernel): a compiled function is compiled for
+the kernel it is given, without the others' formulas (an RBF fit compiles no power or
+tanh loop, which made about a fifth of its first fit's compile time).
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from ..constants import POLY, RBF, SIGMOID
+from ..constants import LINEAR, POLY, PRECOMPUTED, RBF, SIGMOID
+
+class KernelParams(NamedTuple):
+    """A kernel as compiled code reads it: ``code`` (:data:`dualsvm.constants.KERNELS`)
+    and its parameters as floats; an instance is of its kernel's subclass
+    (:data:`PARAMS`), which selects the formulas where compiled code is compiled."""
+
+    code: np.int64
+    gamma: float
+    coef0: float
+    degree: float
+
+
+class LinearParams(KernelParams):
+    pass
+
+
+class PolyParams(KernelParams):
+    pass
+
+
+class RbfParams(KernelParams):
+    pass
+
+
+class SigmoidParams(KernelParams):
+    pass
+
+
+class PrecomputedParams(KernelParams):
+    pass
+
+
+#: The KernelParams class of each kernel code.
+PARAMS = {LINEAR: LinearParams, POLY: PolyParams, RBF: RbfParams, SIGMOID: SigmoidParams,
+          PRECOMPUTED: PrecomputedParams}
+
 
 #: The fast-math flags of the vectorised loops (reassociation lets them vectorise).
 FAST_MATH = {"reassoc", "contract", "nsz", "arcp", "afn"}
@@ -75,47 +119,68 @@ def powi(base, degree):
     return result
 
 
-@njit(cache=True, nogil=True, inline="always")
 def kernel_from_dot(params, dot, sq_i, sq_j):
-    """K from x_i'x_j and the squared norms; ``params`` = Kernel.params."""
-    # libm's exp and tanh: measured faster per column than inlined polynomials,
-    # which cannot vectorise here (one entry per dot product)
-    code, gamma, coef0, degree = params
-    if code == RBF:
-        return math.exp(-gamma * max(sq_i + sq_j - 2.0 * dot, 0.0))
-    if code == POLY:
-        return powi(gamma * dot + coef0, degree)
-    if code == SIGMOID:
-        return math.tanh(gamma * dot + coef0)
-    return dot
+    """K from x_i'x_j and the squared norms (compiled code only); ``params``: a
+    :class:`KernelParams`. The exponential and tanh are libm's: measured faster per
+    column than inlined polynomials, which cannot vectorise here (one entry per dot
+    product). A precomputed kernel's entries are not made here: ``dot``."""
+    raise NotImplementedError("only callable from compiled code")
 
 
-@njit(cache=True, nogil=True, inline="always", fastmath=FAST_MATH)
+@overload(kernel_from_dot, jit_options={"cache": True, "nogil": True}, inline="always")
+def _kernel_from_dot_for(params, dot, sq_i, sq_j):
+    kind = params.instance_class
+    if kind is RbfParams:
+        return lambda params, dot, sq_i, sq_j: math.exp(
+            -params.gamma * max(sq_i + sq_j - 2.0 * dot, 0.0))
+    if kind is PolyParams:
+        return lambda params, dot, sq_i, sq_j: powi(params.gamma * dot + params.coef0,
+                                                     params.degree)
+    if kind is SigmoidParams:
+        return lambda params, dot, sq_i, sq_j: math.tanh(params.gamma * dot + params.coef0)
+    return lambda params, dot, sq_i, sq_j: dot
+
+
 def kernel_values(params, sq_i, sq_cols, out):
     """out (dot products of x_i with the columns, whose squared norms are sq_cols) ->
-    kernel values, in place, by loops that vectorise."""
-    code, gamma, coef0, degree = params
-    m = len(out)
-    if code == POLY:
-        for k in range(m):
-            out[k] = powi(gamma * out[k] + coef0, degree)
-        return
-    # RBF and sigmoid share one loop of vexp (each inlined loop of it costs compile
-    # time in every caller): tanh(x) = 2 / (1 + exp(-2x)) - 1, whose absolute error
-    # (about 1e-16) is far below the float32 of the cached columns.
-    if code == RBF:
-        for k in range(m):
-            out[k] = -gamma * max(sq_i + sq_cols[k] - 2.0 * out[k], 0.0)
-    elif code == SIGMOID:
-        for k in range(m):
-            out[k] = -2.0 * (gamma * out[k] + coef0)
-    else:
-        return
-    for k in range(m):
+    kernel values, in place, by loops that vectorise (compiled code only)."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+def _poly_values(params, sq_i, sq_cols, out):
+    for k in range(len(out)):
+        out[k] = powi(params.gamma * out[k] + params.coef0, params.degree)
+
+
+def _rbf_values(params, sq_i, sq_cols, out):
+    gamma = params.gamma
+    for k in range(len(out)):
+        out[k] = -gamma * max(sq_i + sq_cols[k] - 2.0 * out[k], 0.0)
+    for k in range(len(out)):
         out[k] = vexp(out[k])
-    if code == SIGMOID:
-        for k in range(m):
-            out[k] = 2.0 / (1.0 + out[k]) - 1.0
+
+
+def _sigmoid_values(params, sq_i, sq_cols, out):
+    # tanh(x) = 2 / (1 + exp(-2x)) - 1: its absolute error (about 1e-16) is far below
+    # the float32 of the cached columns
+    gamma, coef0 = params.gamma, params.coef0
+    for k in range(len(out)):
+        out[k] = -2.0 * (gamma * out[k] + coef0)
+    for k in range(len(out)):
+        out[k] = vexp(out[k])
+    for k in range(len(out)):
+        out[k] = 2.0 / (1.0 + out[k]) - 1.0
+
+
+def _dot_values(params, sq_i, sq_cols, out):
+    pass
+
+
+@overload(kernel_values, jit_options={"cache": True, "nogil": True, "fastmath": FAST_MATH},
+          inline="always")
+def _kernel_values_for(params, sq_i, sq_cols, out):
+    return {RbfParams: _rbf_values, PolyParams: _poly_values,
+            SigmoidParams: _sigmoid_values}.get(params.instance_class, _dot_values)
 
 
 def kernel_from_dots(kernel, dots, sq_rows=None, sq_cols=None, out=None):

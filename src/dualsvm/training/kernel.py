@@ -27,6 +27,7 @@ from ..solvers.dual_pgd import DualPGD
 from ..solvers.kernel_dcd import KernelDCD
 from ..solvers.smo import SMO
 from ..solvers.ws_smo import WorkingSetSMO
+from .config import KernelTraining
 from .divide_conquer import DivideAndConquer
 from .fitted import ClusterModels, KernelFit, dual_coefficients, libsvm_label_order
 from .linear import SLICE_ENTRIES, WarmStart
@@ -48,28 +49,21 @@ def smo_step_limit(max_iter, n_variables):
     return max_iter if max_iter >= 0 else max(10_000_000, 100 * n_variables)
 
 
-def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+def _build_smo(problem, tol, *, shrinking, random_state, max_iter, alpha=None, config=None,
                deadline=None):
     max_steps = smo_step_limit(max_iter, problem.n_samples)
     solver = SMO(problem, tol, shrinking=shrinking, random_state=random_state, alpha=alpha,
-                 max_steps=max_steps, steps_per_epoch=smo_steps_per_epoch(problem, params))
+                 max_steps=max_steps, steps_per_epoch=smo_steps_per_epoch(problem, config))
     return solver, _epochs(max_steps, solver.steps_per_epoch)
 
 
-def monitored(params):
-    """Whether every epoch of a kernel fit is certified: when something reads it
-    (``verbose``, a ``callback``); else only the last epoch's record has the
-    objectives and gap."""
-    return params is not None and (bool(params["verbose"]) or params["callback"] is not None)
-
-
-def smo_steps_per_epoch(problem, params):
+def smo_steps_per_epoch(problem, config):
     """SMO steps one ``epoch()`` runs in compiled code: LIBSVM's 1000 (its progress dots)
     when monitored, else at least 1000 and about
     :data:`~dualsvm.training.linear.SLICE_ENTRIES` entries' worth: a step reads three
     columns over the active set, which shrinking keeps near a tenth of the n variables
     (on a small problem 1000 steps cost less than ten Python round trips)."""
-    if params is None or monitored(params):
+    if config is None or config.monitored:
         return 1000
     return max(1000, 10 * SLICE_ENTRIES // (3 * problem.n_samples))
 
@@ -77,7 +71,7 @@ def smo_steps_per_epoch(problem, params):
 def _builder(solver_class):
     """build for a solver whose epochs are ``iterations_per_epoch`` iterations (max_iter counts
     iterations), or passes over the data (no such attribute: max_iter counts epochs)."""
-    def build(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+    def build(problem, tol, *, shrinking, random_state, max_iter, alpha=None, config=None,
               deadline=None):
         solver = solver_class(problem, tol, shrinking=shrinking, random_state=random_state,
                               alpha=alpha)
@@ -92,19 +86,18 @@ def part_build(name, shrinking, max_iter, problem, tol, start):
                                       max_iter=max_iter, alpha=start)
 
 
-def _round_build(params, problem, tol, start):
+def _round_build(config, problem, tol, start):
     """The solver of divide and conquer's candidate rows: SMO when the cache holds a
     quarter of their columns or more, else 'auto''s choice (the working sets, which
     stop storing columns when the cache thrashes, where SMO recomputes its columns
     over and over; measurements: benchmarks/results/design_measurements.md, section
     training/kernel.py)."""
-    fits = 4.0 * problem.n_samples * (problem.n_samples / 4) <= params["cache_size"] * 2**20
-    name = "smo" if fits else choose_solver({**params, "solver": "auto"},
-                                            problem.n_samples).name
-    return part_build(name, params["shrinking"], params["max_iter"], problem, tol, start)
+    fits = 4.0 * problem.n_samples * (problem.n_samples / 4) <= config.cache_size * 2**20
+    name = "smo" if fits else auto_solver(config, problem.n_samples).name
+    return part_build(name, config.shrinking, config.max_iter, problem, tol, start)
 
 
-def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, config=None,
               deadline=None):
     """Divide and conquer (:mod:`dualsvm.training.divide_conquer`): its parts are
     solved by SMO (problems made to fit the cache, where SMO is the faster:
@@ -113,29 +106,28 @@ def _build_dc(problem, tol, *, shrinking, random_state, max_iter, alpha=None, pa
     choice, the whole problem at the end (when the rounds did not meet tol) by
     'auto''s; each within ``max_iter`` (DC's own epochs are not limited: it stops when
     its last solver does)."""
-    dc = dc_parameters(params)
-    final = choose_solver({**params, "solver": "auto"}, problem.n_samples).name
-    clusters = dc["dc_clusters"]
+    final = auto_solver(config, problem.n_samples).name
+    clusters = config.dc_clusters
     solver = DivideAndConquer(problem, tol, part_solver=partial(part_build, "smo", shrinking,
                                                                 max_iter),
-                              round_solver=partial(_round_build, params),
+                              round_solver=partial(_round_build, config),
                               final_solver=partial(part_build, final, shrinking, max_iter),
                               random_state=random_state, alpha=alpha,
                               n_clusters=None if clusters == "auto" else clusters,
-                              levels=dc["dc_levels"], sample_size=dc["dc_sample_size"],
-                              early_stop_level=dc["early_stop_level"], deadline=deadline)
+                              levels=config.dc_levels, sample_size=config.dc_sample_size,
+                              early_stop_level=config.early_stop_level, deadline=deadline)
     return solver, math.inf
 
 
 class KernelSolver(NamedTuple):
     """An entry of :data:`KERNEL_SOLVERS`.
 
-    ``build(problem, tol, *, shrinking, random_state, max_iter, alpha=None, params=None,
+    ``build(problem, tol, *, shrinking, random_state, max_iter, alpha=None, config=None,
     deadline=None) -> (solver, max_epochs)`` returns a driver-interface solver (started
     from ``alpha``, a warm start) (see :mod:`dualsvm.solvers._driver`) and the epoch
-    limit that gives ``max_iter`` (-1: none) in the solver's own iterations; ``params``
-    (the estimator's) and ``deadline`` (the fit's) serve the solvers that run others
-    (divide and conquer);
+    limit that gives ``max_iter`` (-1: none) in the solver's own iterations; ``config``
+    (the fit's :class:`~.config.KernelTraining`) and ``deadline`` (the fit's) serve the
+    solvers that run others (divide and conquer);
     ``bias``: the bias mode of the problem it solves; ``losses``: those it accepts;
     ``random``: whether it draws from its ``random_state`` (SMO is deterministic: a fit
     by it without probabilities makes no generator).
@@ -172,16 +164,22 @@ class SolverChoice(NamedTuple):
     reason: str
 
 
-def choose_solver(params, n_samples):
+def choose_solver(config, n_samples):
     """The solver of a C-SVC fit and the reason (:class:`SolverChoice`): the requested
-    one; for ``solver='auto'``, 'ws' (large working sets) from ``AUTO_MIN_ROWS`` rows,
-    'smo' for smaller problems, a precomputed kernel, or shrinking turned off (the
-    working-set solver needs data rows, and its shrinking cannot be turned off)."""
-    if params["solver"] != "auto":
-        return SolverChoice(params["solver"], "requested")
-    if params["kernel"] == "precomputed":
+    one, or for ``solver='auto'`` :func:`auto_solver`'s."""
+    if config.solver != "auto":
+        return SolverChoice(config.solver, "requested")
+    return auto_solver(config, n_samples)
+
+
+def auto_solver(config, n_samples):
+    """'auto''s choice (:class:`SolverChoice`): 'ws' (large working sets) from
+    ``AUTO_MIN_ROWS`` rows, 'smo' for smaller problems, a precomputed kernel, or
+    shrinking turned off (the working-set solver needs data rows, and its shrinking
+    cannot be turned off)."""
+    if config.kernel == "precomputed":
         return SolverChoice("smo", "auto: 'smo' for a precomputed kernel ('ws' needs data rows)")
-    if not params["shrinking"]:
+    if not config.shrinking:
         return SolverChoice("smo", "auto: 'smo' for shrinking=False")
     if n_samples < AUTO_MIN_ROWS:
         return SolverChoice("smo", f"auto: 'smo' for {n_samples} rows (< {AUTO_MIN_ROWS})")
@@ -206,60 +204,25 @@ def kernel_solver(solver, loss, shrinking=True):
     return entry
 
 
-#: SVC's parameters of divide and conquer, with their defaults (for the callers of
-#: :func:`fit_kernel` whose params lack them).
-DC_PARAMETERS = {"dc_clusters": "auto", "dc_levels": 1, "dc_sample_size": "auto",
-                 "early_stop_level": None}
-
-
-def dc_parameters(params):
-    """The divide-and-conquer parameters of ``params`` (the defaults for those it lacks).
-
-    Raises ValueError for one set with a solver other than 'dc', and for
-    ``early_stop_level`` with ``probability`` (the folds' models would not be the
-    early ones) or above ``dc_levels``.
-    """
-    dc = {name: params.get(name, default) for name, default in DC_PARAMETERS.items()}
-    solver = params.get("solver")
-    if solver != "dc":
-        given = [f"{name}={dc[name]!r}" for name, default in DC_PARAMETERS.items()
-                 if dc[name] != default]
-        if given:
-            raise ValueError(f"{', '.join(given)}: divide and conquer's parameters apply to "
-                             f"solver='dc' only, got solver={solver!r}")
-        return dc
-    stop, levels = dc["early_stop_level"], dc["dc_levels"]
-    if stop is not None and params.get("probability"):
-        raise ValueError("early_stop_level does not combine with probability=True: the "
-                         "probability model is fitted on models of the whole problem, not on "
-                         "early prediction's per-cluster models")
-    if stop is not None and stop > levels:
-        raise ValueError(f"early_stop_level={stop} is above dc_levels={levels}: the levels "
-                         f"run are {levels} down to 1")
-    return dc
-
-
-def _family_problem(kind, X, y, cost, params, kernel):
+def _family_problem(kind, X, y, cost, config, kernel):
     """The dual problem of one task of a kind other than C-SVC (LIBSVM's formulations)."""
     if kind == "nu_svc":
-        return NuDual(X, y, cost, params["nu"], kernel, params["cache_size"])
+        return NuDual(X, y, cost, config.nu, kernel, config.cache_size)
     if kind == "one_class":
-        return NuDual(X, None, cost, params["nu"], kernel, params["cache_size"])
+        return NuDual(X, None, cost, config.nu, kernel, config.cache_size)
     if kind == "epsilon_svr":
-        return SVRDual(X, y, cost, epsilon=params["epsilon"], kernel=kernel,
-                       cache_size=params["cache_size"])
+        return SVRDual(X, y, cost, epsilon=config.epsilon, kernel=kernel,
+                       cache_size=config.cache_size)
     if kind == "nu_svr":
-        return SVRDual(X, y, cost, nu=params["nu"], kernel=kernel,
-                       cache_size=params["cache_size"])
+        return SVRDual(X, y, cost, nu=config.nu, kernel=kernel, cache_size=config.cache_size)
     raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
 
 
-def _task_problem(kind, X, y, cost, params, kernel, entry):
+def _task_problem(kind, X, y, cost, config, kernel, entry):
     """The dual problem of one task (a pair of classes, or the one task) of ``kind``."""
     if kind == "c_svc":
-        return KernelDualProblem(X, y, cost, params["loss"], entry.bias, kernel,
-                                 params["cache_size"])
-    return _family_problem(kind, X, y, cost, params, kernel)
+        return KernelDualProblem(X, y, cost, config.loss, entry.bias, kernel, config.cache_size)
+    return _family_problem(kind, X, y, cost, config, kernel)
 
 
 def _task_rows(X, rows, precomputed):
@@ -304,7 +267,8 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         weights W_i (nu-SVC, one-class: the bounds of LIBSVM's formulations);
         rows of cost 0 are left out.
     params : dict
-        The estimator's parameters (``get_params()``): those of
+        The estimator's parameters (``get_params()``, read as a
+        :class:`~.config.KernelTraining`; the model keeps the dict): those of
         :class:`dualsvm.SVC` for C-SVC (``solver='auto'`` is resolved by
         :func:`choose_solver`, the result is the fit's ``solver_used_`` and
         ``solver_reason_``); ``nu`` /
@@ -328,17 +292,17 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
     """
     if kind not in SVM_TYPES:
         raise ValueError(f"unknown kind of kernel model {kind!r}; known: {sorted(SVM_TYPES)}")
-    solver, reason, entry = _solver_entry(kind, params, X)
-    if params["verbose"]:
+    config = KernelTraining.of(params)
+    solver, reason, entry = _solver_entry(kind, config, X)
+    if config.verbose:
         print(f"solver: {solver} ({reason})", file=sys.stderr)
-    kernel = make_kernel(params["kernel"], gamma=params["gamma"], degree=params["degree"],
-                         coef0=params["coef0"], X=X)
+    kernel = make_kernel(config.kernel, gamma=config.gamma, degree=config.degree,
+                         coef0=config.coef0, X=X)
     precomputed = kernel.name == "precomputed"
     classifies = kind in CLASSIFIER_TYPES
-    probability = classifies and params.get("probability")
-    generator = random_generator(params.get("random_state")) \
-        if entry.random or probability else None
-    time_limit = params["time_limit"]
+    probability = classifies and config.probability
+    generator = random_generator(config.random_state) if entry.random or probability else None
+    time_limit = config.time_limit
     classes, label, tasks = _tasks(kind, X, y, cost)
 
     def build(task):
@@ -349,22 +313,22 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
             problem.set_costs(cost[rows])
         else:
             sub = _task_rows(X, rows, precomputed)
-            problem = _task_problem(kind, sub, task.y, cost[rows], params, kernel, entry)
+            problem = _task_problem(kind, sub, task.y, cost[rows], config, kernel, entry)
             if problems is not None:
                 problems.append(problem)
-        solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
-                                         random_state=generator, max_iter=params["max_iter"],
+        solver, max_epochs = entry.build(problem, config.tol, shrinking=config.shrinking,
+                                         random_state=generator, max_iter=config.max_iter,
                                          alpha=None if start is None else start.alpha[p],
-                                         params=params, deadline=stopping.deadline)
+                                         config=config, deadline=stopping.deadline)
         return problem, solver, max_epochs
 
-    stopping = Stopping(callback=params["callback"], verbose=params["verbose"],
-                        monitor=monitored(params), deadline=None if time_limit is None
+    stopping = Stopping(callback=config.callback, verbose=config.verbose,
+                        monitor=config.monitored, deadline=None if time_limit is None
                         else time.perf_counter() + time_limit)
     solved = solve_tasks(tasks, build, stopping)
     sigmoids = None
     if probability and not any(s.result.status == "interrupted" for s in solved):
-        sigmoids = _platt_sigmoids(X, cost, tasks, solved, kernel, entry, params, generator,
+        sigmoids = _platt_sigmoids(X, cost, tasks, solved, kernel, entry, config, generator,
                                    stopping, kind)
     support, dual_coef, intercept, n_support = _dual_coefficients(kind, solved, label,
                                                                   len(classes))
@@ -392,7 +356,7 @@ def fit_kernel(X, y, cost, params, kind="c_svc", *, start=None, problems=None):
         kind=kind,
         libsvm_labels=libsvm_label_order(y[cost > 0]) if classifies else None,
     )
-    if kind == "one_class" and params.get("probability") and \
+    if kind == "one_class" and config.probability and \
             "interrupted" not in fit.status_:
         fit.prob_density_marks_ = _one_class_marks(fit, X[cost > 0])
     return fit
@@ -407,17 +371,16 @@ def _one_class_marks(fit, X):
     return marks
 
 
-def _solver_entry(kind, params, X):
+def _solver_entry(kind, config, X):
     """(solver name, the reason it was chosen, its :class:`KernelSolver`) of ``kind``:
     C-SVC's solver by :func:`choose_solver`, LIBSVM's SMO for the rest of the family."""
     if kind != "c_svc":  # two constraints for the nu ones
         return "smo", "LIBSVM's SMO solves every kernel model but C-SVC", KERNEL_SOLVERS["smo"]
-    solver, reason = choose_solver(params, X.shape[0])
-    dc_parameters(params)
-    if solver == "ws" and params["kernel"] == "precomputed":
+    solver, reason = choose_solver(config, X.shape[0])
+    if solver == "ws" and config.kernel == "precomputed":
         raise ValueError("solver='ws' needs the data rows, not a precomputed kernel "
                          "matrix: use solver='smo' or 'auto'")
-    return solver, reason, kernel_solver(solver, params["loss"], params["shrinking"])
+    return solver, reason, kernel_solver(solver, config.loss, config.shrinking)
 
 
 def _tasks(kind, X, y, cost):
@@ -431,14 +394,14 @@ def _tasks(kind, X, y, cost):
     return np.empty(0), np.zeros(X.shape[0], dtype=np.int64), [task]
 
 
-def _platt_sigmoids(X, cost, tasks, solved, kernel, entry, params, generator, stopping, kind):
+def _platt_sigmoids(X, cost, tasks, solved, kernel, entry, config, generator, stopping, kind):
     """Platt's (A, B) of every task, shape (2, n_tasks), from cross-validated decisions;
     None after Ctrl-C, which marks the models interrupted (they stand, without
     probabilities)."""
     sigmoids = np.zeros((2, len(tasks)))
     for p, task in enumerate(tasks):
         dec = cross_validated_decisions(X, task.y, cost[task.rows], task.rows, kernel, entry,
-                                        params, generator, stopping, kind)
+                                        config, generator, stopping, kind)
         if dec is None:
             for s in solved:
                 s.result.status = "interrupted"
@@ -477,7 +440,7 @@ def _cluster_models(solved, support, n_rows, precomputed):
     return models if any(m is not None for m in models) else None
 
 
-def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator, stopping,
+def cross_validated_decisions(X, y, cost, rows, kernel, entry, config, generator, stopping,
                               kind="c_svc"):
     """Decision values of one binary problem's rows, each from a model trained without it.
 
@@ -508,10 +471,10 @@ def cross_validated_decisions(X, y, cost, rows, kernel, entry, params, generator
             continue
         train_rows = rows[train]
         sub = _task_rows(X, train_rows, precomputed)
-        problem = _task_problem(kind, sub, y[train], cost[train], params, kernel, entry)
-        solver, max_epochs = entry.build(problem, params["tol"], shrinking=params["shrinking"],
-                                         random_state=generator, max_iter=params["max_iter"],
-                                         params=params, deadline=stopping.deadline)
+        problem = _task_problem(kind, sub, y[train], cost[train], config, kernel, entry)
+        solver, max_epochs = entry.build(problem, config.tol, shrinking=config.shrinking,
+                                         random_state=generator, max_iter=config.max_iter,
+                                         config=config, deadline=stopping.deadline)
         result = run_epochs(solver, problem, replace(quiet, max_iter=max_epochs))
         if result.status == "interrupted":
             return None

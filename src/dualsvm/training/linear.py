@@ -22,6 +22,7 @@ from ..solvers.crammer_singer import CrammerSingerCD
 from ..solvers.newton import NewtonCG
 from ..solvers.oneclass import OneClassCD
 from ..solvers.primal_cd import PrimalCD
+from .config import LinearTraining
 from .fitted import LinearFit, LinearOneClassFit, LinearSVRFit
 from .multiclass import one_vs_rest, solve_tasks
 
@@ -51,8 +52,9 @@ PRIMAL_ROWS_PER_FEATURE = 1.0
 PRIMAL_MIN_ROWS = 100
 
 
-def auto_dual(params, shape):
-    """Whether ``dual='auto'`` solves LinearSVC ``params`` on data of ``shape`` in the dual.
+def auto_dual(config, shape):
+    """Whether ``dual='auto'`` solves LinearSVC ``config`` (a
+    :class:`~.config.LinearTraining`) on data of ``shape`` in the dual.
 
     The primal (LIBLINEAR's Newton method) for the squared hinge with the L2 penalty
     on tables with at least :data:`PRIMAL_ROWS_PER_FEATURE` rows per feature (the
@@ -61,20 +63,19 @@ def auto_dual(params, shape):
     (whose primal LIBLINEAR has no Newton method for: it is not differentiable).
     ``shape`` None: the dual.
     """
-    if shape is None or params.get("solver", "dcd") != "dcd" or \
-            params.get("multi_class", "ovr") != "ovr" or \
-            params.get("loss", "squared_hinge") != "squared_hinge" or \
-            params.get("penalty", "l2") != "l2" or \
-            (params.get("fit_intercept", True) and
-             params.get("intercept_mode", "augmented") == "exact"):
+    if shape is None or config.solver != "dcd" or config.multi_class != "ovr" or \
+            config.loss != "squared_hinge" or config.penalty != "l2" or \
+            config.bias_mode == "exact":
         return True
     n_samples, n_features = shape
-    n_weights = n_features + bool(params.get("fit_intercept", True))
+    n_weights = n_features + bool(config.fit_intercept)
     return n_samples < max(PRIMAL_ROWS_PER_FEATURE * n_weights, PRIMAL_MIN_ROWS)
 
 
-def liblinear_type(params, shape=None):
-    """LIBLINEAR's ``-s`` of LinearSVC parameters, ``dual`` resolved for data of
+def liblinear_type(config, shape=None):
+    """LIBLINEAR's ``-s`` of LinearSVC parameters (a :class:`~.config.LinearTraining`:
+    parameters missing from a model file of an older version take their defaults),
+    ``dual`` resolved for data of
     ``shape`` (n_samples, n_features) by :func:`auto_dual`.
 
     ``multi_class='crammer_singer'`` is ``-s 4`` (its loss is the multi-class hinge:
@@ -83,8 +84,7 @@ def liblinear_type(params, shape=None):
     with it. Otherwise ``SOLVER_TYPES``:
     ``dual='auto'`` takes the side :func:`auto_dual` chooses when the combination has
     both (the squared hinge with the L2 penalty), else the one it has.
-    Parameters missing from ``params`` (model files of older versions) take
-    their defaults. The stochastic primal solvers (``solver`` 'pegasos',
+    The stochastic primal solvers (``solver`` 'pegasos',
     'implicit') have their own rules (``LinearSVC._check_solver``): None.
 
     Raises
@@ -92,11 +92,11 @@ def liblinear_type(params, shape=None):
     ValueError
         A combination scikit-learn refuses, with scikit-learn's message.
     """
-    if params.get("solver", "dcd") in PRIMAL_SOLVERS:
+    if config.solver in PRIMAL_SOLVERS:
         return None
-    penalty, loss = params.get("penalty", "l2"), params.get("loss", "squared_hinge")
-    dual = params.get("dual", "auto")
-    if params.get("multi_class", "ovr") == "crammer_singer":
+    penalty, loss = config.penalty, config.loss
+    dual = config.dual
+    if config.multi_class == "crammer_singer":
         if penalty != "l2" or dual is False:
             raise ValueError(f"multi_class='crammer_singer' is solved in the dual with the L2 "
                              f"penalty (LIBLINEAR -s 4); penalty={penalty!r} and dual={dual!r} "
@@ -112,7 +112,7 @@ def liblinear_type(params, shape=None):
         reason = f"The combination of penalty='{penalty}' and loss='{loss}' is not supported"
     else:
         if dual == "auto":
-            dual = True in by_dual and (False not in by_dual or auto_dual(params, shape))
+            dual = True in by_dual and (False not in by_dual or auto_dual(config, shape))
         if dual in by_dual:
             return by_dual[dual]
         reason = (f"The combination of penalty='{penalty}' and loss='{loss}' are not "
@@ -189,11 +189,6 @@ def dual_start(problem, start, k):
 PATH_STARTS = ("dual", "primal", "best")
 
 
-def bias_mode(params):
-    """The :mod:`dualsvm.problems` bias mode of LinearSVC parameters."""
-    return params["intercept_mode"] if params["fit_intercept"] else "none"
-
-
 #: Row entries one unmonitored ``epoch()`` visits in compiled code (at least a pass):
 #: a work budget, not a time, so that the same data gives the same epochs on any
 #: host; about a millisecond, against the few microseconds of a Python round trip.
@@ -215,15 +210,6 @@ def work_per_epoch(X, monitor):
     return None if monitor else passes_per_epoch(X, monitor) * X.shape[0]
 
 
-def _monitor(params):
-    """Whether to certify every epoch: ``monitor``, or None: when something reads every
-    epoch's certificate (a ``gap_tol`` alone is checked on a schedule, see
-    :data:`dualsvm.solvers._driver.GAP_CHECK_PASSES`)."""
-    if params["monitor"] is not None:
-        return params["monitor"]
-    return bool(params["verbose"]) or params["callback"] is not None
-
-
 def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, problems=None):
     """Train one binary model (two classes) or one per class (one-vs-rest).
 
@@ -236,7 +222,8 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
     cost : ndarray of shape (n_samples,)
         C_i = C * class_weight[y_i] * sample_weight_i.
     params : dict
-        :class:`dualsvm.LinearSVC` parameters (``get_params()``).
+        :class:`dualsvm.LinearSVC` parameters (``get_params()``, read as a
+        :class:`~.config.LinearTraining`; the model keeps the dict).
     start : WarmStart or None
         Where to continue from (its ``alpha`` for 'dcd', its primal state for
         the primal solvers).
@@ -253,16 +240,17 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
     LinearFit
     """
     classes = np.unique(y) if classes is None else classes
-    solver_type = liblinear_type(params, X.shape)
+    config = LinearTraining.of(params)
+    solver_type = liblinear_type(config, X.shape)
     if solver_type == MCSVM_CS:
         return fit_crammer_singer(X, y, cost, params, start=start, classes=classes,
                                   max_iter=max_iter)
     start = WarmStart() if start is None else start
-    random_state = random_generator(params["random_state"])
-    stopping = _stopping(params, stochastic=params["solver"] in PRIMAL_SOLVERS)
+    random_state = random_generator(config.random_state)
+    stopping = _stopping(config, stochastic=config.solver in PRIMAL_SOLVERS)
     per_epoch = passes_per_epoch(X, stopping.monitor)
     dcd_work = work_per_epoch(X, stopping.monitor)
-    budget = max_iter or params["max_iter"]
+    budget = max_iter or config.max_iter
     problem_class = L1RegularizedProblem if solver_type == L1R_L2LOSS_SVC else DualProblem
     problems = {} if problems is None else problems
     tasks = one_vs_rest(classes, y)
@@ -272,72 +260,72 @@ def fit_linear(X, y, cost, params, *, start=None, classes=None, max_iter=None, p
         if k in problems:
             problems[k].set_costs(cost)
         else:
-            problems[k] = problem_class(X, task.y, cost, params["loss"], bias_mode(params),
-                                        params["intercept_scaling"])
-        solver, max_epochs = _task_solver(problems[k], k, solver_type, params, start, budget,
+            problems[k] = problem_class(X, task.y, cost, config.loss, config.bias_mode,
+                                        config.intercept_scaling)
+        solver, max_epochs = _task_solver(problems[k], k, solver_type, config, start, budget,
                                           per_epoch, dcd_work, random_state)
         return problems[k], solver, max_epochs
 
     solved = solve_tasks(tasks, build, stopping)
-    return _linear_fit(solved, X, cost, params, classes, start, solver_type)
+    return _linear_fit(solved, X, cost, params, config, classes, start, solver_type)
 
 
-def _stopping(params, stochastic):
+def _stopping(config, stochastic):
     """The :class:`~dualsvm.solvers.Stopping` of LinearSVC parameters (its time limit
     counted from now). The stochastic primal solvers have no optimality measure of
     their own: ``tol`` is then the certificate's gap, checked every epoch."""
-    monitor = _monitor(params)
-    gap_tol = params["gap_tol"]
+    monitor = config.monitored
+    gap_tol = config.gap_tol
     if stochastic:
-        gap_tol = params["tol"] if gap_tol is None else min(gap_tol, params["tol"])
+        gap_tol = config.tol if gap_tol is None else min(gap_tol, config.tol)
         monitor = True
-    time_limit = params["time_limit"]
-    return Stopping(gap_tol=gap_tol, callback=params["callback"], verbose=params["verbose"],
+    time_limit = config.time_limit
+    return Stopping(gap_tol=gap_tol, callback=config.callback, verbose=config.verbose,
                     monitor=monitor, deadline=None if time_limit is None
                     else time.perf_counter() + time_limit)
 
 
-def _task_solver(problem, k, solver_type, params, start, budget, per_epoch, dcd_work,
+def _task_solver(problem, k, solver_type, config, start, budget, per_epoch, dcd_work,
                  random_state):
     """(solver, epoch limit) of binary problem ``k``: LIBLINEAR's primal methods
     continue from ``start``'s w, the stochastic ones from its w and step counts, DCD
     (PairCD for the exact bias) from its dual variables (:func:`dual_start`).
     ``budget``: passes over the data (Newton: iterations, one per epoch); primal CD
     runs ``per_epoch`` passes an epoch, DCD ``dcd_work`` variables' worth."""
-    common = {"shrinking": params["shrinking"], "shuffle": params["shuffle"],
+    common = {"shrinking": config.shrinking, "shuffle": config.shuffle,
               "random_state": random_state}
     w = None if start.weights is None else start.weights[k]
     if solver_type == L2R_L2LOSS_SVC:
-        return NewtonCG(problem, params["tol"], w=w), budget
+        return NewtonCG(problem, config.tol, w=w), budget
     if solver_type == L1R_L2LOSS_SVC:
-        solver = PrimalCD(problem, params["tol"], **common, w=w, passes_per_epoch=per_epoch,
+        solver = PrimalCD(problem, config.tol, **common, w=w, passes_per_epoch=per_epoch,
                           max_passes=budget)
         return solver, math.ceil(budget / per_epoch)
-    name = params["solver"]
+    name = config.solver
     if name in PRIMAL_SOLVERS:
-        options = {"batch_size": params["batch_size"]} if name == "pegasos" else {}
+        options = {"batch_size": config.batch_size} if name == "pegasos" else {}
         if w is not None:
             options.update(w=w, t=start.steps[k], seen=(start.seen_rows, start.seen_cost))
-        return PRIMAL_SOLVERS[name](problem, params["tol"], **common, **options), budget
+        return PRIMAL_SOLVERS[name](problem, config.tol, **common, **options), budget
     alpha, w = dual_start(problem, start, k)
-    if bias_mode(params) == "exact":
-        return PairCD(problem, params["tol"], **common, alpha=alpha), budget
+    if config.bias_mode == "exact":
+        return PairCD(problem, config.tol, **common, alpha=alpha), budget
     threshold = np.inf if start.violations is None else start.violations[k]
-    return DualCD(problem, params["tol"], **common, alpha=alpha, w=w, max_passes=budget,
+    return DualCD(problem, config.tol, **common, alpha=alpha, w=w, max_passes=budget,
                   work_per_epoch=dcd_work, shrink_threshold=threshold), budget
 
 
-def _linear_fit(solved, X, cost, params, classes, start, solver_type):
+def _linear_fit(solved, X, cost, params, config, classes, start, solver_type):
     """The :class:`LinearFit` of the solved one-vs-rest tasks (``cost``: this
     training's C_i, added to ``start``'s for ``partial_fit``'s lambda)."""
     results = [s.result for s in solved]
     d = X.shape[1]
-    if bias_mode(params) == "augmented":
-        intercept = np.array([params["intercept_scaling"] * r.w[d] for r in results])
+    if config.bias_mode == "augmented":
+        intercept = np.array([config.intercept_scaling * r.w[d] for r in results])
     else:
         intercept = np.array([r.intercept for r in results])
     cost_seen = start.seen_cost + float(cost.sum())
-    stochastic = params["solver"] in PRIMAL_SOLVERS
+    stochastic = config.solver in PRIMAL_SOLVERS
     return LinearFit(
         params=dict(params),
         classes_=classes,
@@ -371,25 +359,26 @@ def fit_crammer_singer(X, y, cost, params, *, start=None, classes=None, max_iter
     is that of the whole multi-class problem.
     """
     classes = np.unique(y) if classes is None else classes
-    mode = bias_mode(params)
+    config = LinearTraining.of(params)
+    mode = config.bias_mode
     if mode == "exact":
         raise ValueError("multi_class='crammer_singer' fits the intercept as an augmented "
                          "feature (intercept_mode='augmented', LIBLINEAR's -B) or not at all; "
                          "the exact intercept is not available for it")
     problem = CrammerSingerProblem(X, np.searchsorted(classes, y), cost, len(classes), mode,
-                                   params["intercept_scaling"])
+                                   config.intercept_scaling)
     start = WarmStart() if start is None else start
-    monitor = _monitor(params)
-    per_epoch, budget = passes_per_epoch(X, monitor), max_iter or params["max_iter"]
-    solver = CrammerSingerCD(problem, params["tol"], shrinking=params["shrinking"],
-                             shuffle=params["shuffle"],
-                             random_state=random_generator(params["random_state"]),
+    monitor = config.monitored
+    per_epoch, budget = passes_per_epoch(X, monitor), max_iter or config.max_iter
+    solver = CrammerSingerCD(problem, config.tol, shrinking=config.shrinking,
+                             shuffle=config.shuffle,
+                             random_state=random_generator(config.random_state),
                              alpha=None if start.alpha is None else np.asarray(start.alpha),
                              passes_per_epoch=per_epoch, max_passes=budget)
     result = run_epochs(solver, problem, Stopping(
-        max_iter=math.ceil(budget / per_epoch), gap_tol=params["gap_tol"],
-        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
-        time_limit=params["time_limit"]))
+        max_iter=math.ceil(budget / per_epoch), gap_tol=config.gap_tol,
+        callback=config.callback, verbose=config.verbose, monitor=monitor,
+        time_limit=config.time_limit))
     coef, intercept = problem.coef_intercept(result.w)
     if len(classes) == 2:
         coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
@@ -426,21 +415,22 @@ def fit_linear_svr(X, y, cost, params, *, alpha=None, violation_reference=None):
     -------
     LinearSVRFit
     """
-    mode = "augmented" if params["fit_intercept"] else "none"
-    problem = SVRDualProblem(X, y, cost, params["loss"], mode, params["intercept_scaling"],
-                             params["epsilon"])
-    monitor = _monitor(params)
-    max_iter = params["max_iter"]
+    config = LinearTraining.of(params)
+    mode = "augmented" if config.fit_intercept else "none"
+    problem = SVRDualProblem(X, y, cost, config.loss, mode, config.intercept_scaling,
+                             config.epsilon)
+    monitor = config.monitored
+    max_iter = config.max_iter
     per_epoch = passes_per_epoch(X, monitor)
-    solver = DualCD(problem, params["tol"], shrinking=params["shrinking"],
-                    shuffle=params["shuffle"],
-                    random_state=random_generator(params["random_state"]), alpha=alpha,
+    solver = DualCD(problem, config.tol, shrinking=config.shrinking,
+                    shuffle=config.shuffle,
+                    random_state=random_generator(config.random_state), alpha=alpha,
                     passes_per_epoch=per_epoch, max_passes=max_iter,
                     violation_reference=violation_reference)
     result = run_epochs(solver, problem, Stopping(
-        max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
-        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
-        time_limit=params["time_limit"]))
+        max_iter=math.ceil(max_iter / per_epoch), gap_tol=config.gap_tol,
+        callback=config.callback, verbose=config.verbose, monitor=monitor,
+        time_limit=config.time_limit))
     coef, intercept = problem.coef_intercept(result.w)
     return LinearSVRFit(params=dict(params), coef_=coef, intercept_=np.array([intercept]),
                         **_single_certificate(result, solver.n_iter))
@@ -462,20 +452,21 @@ def fit_linear_one_class(X, weight, params):
     -------
     LinearOneClassFit
     """
-    problem = LinearOneClassDual(X, weight, params["nu"])
-    monitor = _monitor(params)
-    max_iter = params["max_iter"]
+    config = LinearTraining.of(params)
+    problem = LinearOneClassDual(X, weight, config.nu)
+    monitor = config.monitored
+    max_iter = config.max_iter
     # Unmonitored, one epoch() runs several outer iterations in compiled code, 1e8 row
     # entries' worth were each a pass over all rows (most run on the shrunk problem, a
     # few hundred rows: a Python round trip costs more than one of them; the time limit
     # and Ctrl-C are still checked between epochs, a tenth of a second apart at most).
     per_epoch = 1 if monitor else max(1, 100_000_000 // (X.size + X.shape[0]))
-    solver = OneClassCD(problem, params["tol"], shrinking=params["shrinking"],
+    solver = OneClassCD(problem, config.tol, shrinking=config.shrinking,
                         passes_per_epoch=per_epoch, max_passes=max_iter)
     result = run_epochs(solver, problem, Stopping(
-        max_iter=math.ceil(max_iter / per_epoch), gap_tol=params["gap_tol"],
-        callback=params["callback"], verbose=params["verbose"], monitor=monitor,
-        time_limit=params["time_limit"]))
+        max_iter=math.ceil(max_iter / per_epoch), gap_tol=config.gap_tol,
+        callback=config.callback, verbose=config.verbose, monitor=monitor,
+        time_limit=config.time_limit))
     return LinearOneClassFit(params=dict(params), coef_=result.w[None, :].copy(),
                              offset_=np.array([-result.intercept]),
                              **_single_certificate(result, solver.n_iter))
@@ -488,15 +479,15 @@ def _single_certificate(result, n_iter):
                 status_=[result.status], history_=[result.history])
 
 
-def stacked_weights(coef, intercept, params):
+def stacked_weights(coef, intercept, config):
     """The w of each binary problem as the solvers keep it (the augmented entry
     B w_d = intercept included), from a model's ``coef_`` and ``intercept_``."""
-    if bias_mode(params) != "augmented":
+    if config.bias_mode != "augmented":
         return np.array(coef, dtype=np.float64)
-    return np.hstack([coef, np.asarray(intercept)[:, None] / params["intercept_scaling"]])
+    return np.hstack([coef, np.asarray(intercept)[:, None] / config.intercept_scaling])
 
 
-def path_start(fit, ratio, params, start="dual", earlier=None, shape=None):
+def path_start(fit, ratio, config, start="dual", earlier=None, shape=None):
     """The :class:`WarmStart` of the next fit on a path: the previous ``fit`` at a C
     ``ratio`` times smaller.
 
@@ -510,20 +501,21 @@ def path_start(fit, ratio, params, start="dual", earlier=None, shape=None):
     violation the previous fit ended with as its thresholds, as if the new C were
     the previous run's next epoch (fewer variables visited: see
     benchmarks/results/design_measurements.md, section training/linear.py). The
-    primal solvers continue from the previous w and step counts. ``shape``: the
-    training data's, for ``dual='auto'`` (:func:`auto_dual`).
+    primal solvers continue from the previous w and step counts. ``config``: the
+    path's :class:`~.config.LinearTraining`; ``shape``: the training data's, for
+    ``dual='auto'`` (:func:`auto_dual`).
     """
     if start not in PATH_STARTS:
         raise ValueError(f"start must be one of {PATH_STARTS}, got {start!r}")
-    solver_type = liblinear_type(params, shape)
+    solver_type = liblinear_type(config, shape)
     if solver_type == MCSVM_CS:  # its box and equalities scale with C too
         return WarmStart(alpha=None if start == "primal" else fit.alpha_).rescaled(ratio)
-    weights = stacked_weights(fit.coef_, fit.intercept_, params)
-    if params["solver"] in PRIMAL_SOLVERS:
+    weights = stacked_weights(fit.coef_, fit.intercept_, config)
+    if config.solver in PRIMAL_SOLVERS:
         return WarmStart(weights=weights, steps=fit.t_)
     if solver_type in LIBLINEAR_PRIMAL_TYPES:  # Newton and primal CD continue from w
         return WarmStart(weights=weights)
-    if start != "dual" and bias_mode(params) == "exact":
+    if start != "dual" and config.bias_mode == "exact":
         raise ValueError(f"start={start!r} needs a primal start, which the exact intercept "
                          "(intercept_mode='exact') has not: its dual needs y'a = 0; use "
                          "start='dual'")
@@ -591,13 +583,14 @@ def linear_path(X, y, unit_cost, params, Cs, *, start="dual"):
         The model at each C in turn, with its certificate (see :func:`along_path`).
     """
     problems = {}  # kept along the path (set_costs)
+    config = LinearTraining.of(params)
 
     def fit_at(C, history):
         warm = None
         if history:
             previous_C, previous = history[-1]
             earlier = (previous_C / history[0][0], history[0][1]) if len(history) > 1 else None
-            warm = path_start(previous, C / previous_C, params, start, earlier, X.shape)
+            warm = path_start(previous, C / previous_C, config, start, earlier, X.shape)
         return fit_linear(X, y, unit_cost * C, {**params, "C": C}, start=warm,
                           problems=problems)
 
