@@ -1,9 +1,10 @@
-"""What a kernel fit reads of its estimator's parameters, as one typed record.
+"""What a fit reads of its estimator's parameters, as one typed record.
 
 The estimators, the command line and the Dask trainers hand :func:`~.kernel.fit_kernel`
-(and :func:`dualsvm.dask.kernel_solver.fit_pairs`) a parameter dict, the estimator's
-``get_params()``, which the fitted model keeps as it is (model files record it).
-Training reads it once, into a :class:`KernelTraining`: a misspelt field is an
+(and :func:`dualsvm.dask.kernel_solver.fit_pairs`), :func:`~.linear.fit_linear` and its
+relatives a parameter dict, the estimator's ``get_params()``, which the fitted model
+keeps as it is (model files record it). Training reads it once, into a
+:class:`KernelTraining` or a :class:`LinearTraining`: a misspelt field is an
 ``AttributeError`` where it is read, and a missing required one a ``TypeError`` where
 the record is made, not a ``KeyError`` deep in a solver.
 """
