@@ -22,7 +22,8 @@ Three shapes of the same formulas:
 The first two are for compiled code only, where they are chosen by the class of
 ``params`` (:data:`PARAMS`: one class a kernel): a compiled function is compiled for
 the kernel it is given, without the others' formulas (an RBF fit compiles no power or
-tanh loop, which made about a fifth of its first fit's compile time).
+tanh loop: on the first SVC fit, the final certificate's tile driver compiles in about
+0.6 s less, the whole fit about 7% faster).
 """
 
 import math
